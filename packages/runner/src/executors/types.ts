@@ -1,0 +1,63 @@
+/**
+ * Executor contracts (DESIGN.md "Executors"). An executor performs the side effect of one step
+ * attempt; the interpreter owns retries, backoff and node-run bookkeeping.
+ */
+
+/** What the interpreter hands an executor for one attempt of one step. */
+export interface ExecutorCall {
+  /** The step's `config` after CEL expressions were evaluated: the tool's arguments. */
+  arguments: Record<string, unknown>;
+  /** The step input: the previous step's output in sequence, or the run input for a first step. */
+  input: unknown;
+  /** 1-based attempt number of this node run. */
+  attempt: number;
+  /** Aborted when the run is cancelled or the process shuts down; executors must honour it. */
+  signal: AbortSignal;
+  /** Identifies the call in logs: run id, node id, node name. */
+  context: { runId: string; nodeId: string; nodeName: string };
+}
+
+/** One configured executor, looked up by `executorKey`. */
+export interface Executor {
+  /** Registry kind: `mcp`, `builtin`, later `a2a` and `http`. */
+  readonly kind: string;
+  /** The registry key this executor is known by. */
+  readonly key: string;
+  /**
+   * Runs one attempt. Resolves with the output snapshot (any JSON value).
+   * Rejects with {@link ExecutorError} (or any Error, treated as retryable).
+   */
+  invoke(call: ExecutorCall): Promise<unknown>;
+}
+
+/**
+ * A failed executor call. `retryable: false` tells the interpreter that another attempt cannot
+ * help (bad arguments, unknown tool), so `stepConfig.maxRetries` is not spent on it.
+ */
+export class ExecutorError extends Error {
+  override readonly name = 'ExecutorError';
+  readonly retryable: boolean;
+  readonly details?: unknown;
+  constructor(message: string, options: { retryable?: boolean; details?: unknown; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable ?? true;
+    this.details = options.details;
+  }
+}
+
+/** True when another attempt may succeed: any error except an ExecutorError marked otherwise. */
+export function isRetryable(error: unknown): boolean {
+  return !(error instanceof ExecutorError) || error.retryable;
+}
+
+/** The set of executors loaded at start (see `registry.ts`). */
+export interface ExecutorRegistry {
+  /** True when `key` names a configured executor. */
+  has(key: string): boolean;
+  /** The executor for `key`; throws ExecutorError (not retryable) when unknown. */
+  get(key: string): Executor;
+  /** All configured keys, sorted. */
+  keys(): string[];
+  /** Closes pooled connections (MCP clients, spawned stdio servers). Idempotent. */
+  close(): Promise<void>;
+}

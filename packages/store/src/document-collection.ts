@@ -1,0 +1,92 @@
+/**
+ * The persistence port of DESIGN.md "Persistence": the narrow slice of a MongoDB collection that
+ * repositories are allowed to use. Filter and update documents are the official driver's own
+ * types, so the very same documents run on MongoDB (`mongo/`) and on the embedded backend
+ * (`embedded/`, mingo).
+ *
+ * Rules both backends honour:
+ * - documents are copied in and out (a caller never shares an object with the store);
+ * - a single-document operation is atomic (findOneAndUpdate is a compare-and-set);
+ * - a unique-index violation throws an error with `code === 11000` (see {@link isDuplicateKeyError});
+ * - there is no multi-document atomicity.
+ */
+import type { Document, Filter, UpdateFilter, Sort } from 'mongodb';
+
+export type { Document, Filter, UpdateFilter, Sort };
+
+/** Options of {@link DocumentCollection.find}. `skip`/`limit` are document counts. */
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+  projection?: Document;
+}
+
+/** Options of {@link DocumentCollection.findOneAndUpdate}. */
+export interface FindOneAndUpdateOptions {
+  /** Filters for `$[ident]` positional operators, as in MongoDB. */
+  arrayFilters?: Document[];
+  /** Insert when nothing matches (fields of equality filters + `$setOnInsert` + update). */
+  upsert?: boolean;
+  /** Which version to return; default `'after'` (note: the driver's default is 'before'). */
+  returnDocument?: 'before' | 'after';
+  projection?: Document;
+  sort?: Sort;
+}
+
+/** Options of {@link DocumentCollection.updateOne} / {@link DocumentCollection.updateMany}. */
+export interface UpdateOptions {
+  arrayFilters?: Document[];
+  upsert?: boolean;
+}
+
+export interface UpdateResult {
+  matchedCount: number;
+  modifiedCount: number;
+  /** The `_id` of an upserted document, else null. */
+  upsertedId: unknown;
+}
+
+export interface DeleteResult {
+  deletedCount: number;
+}
+
+/** Index options of {@link DocumentCollection.createIndex}. */
+export interface IndexOptions {
+  name?: string;
+  unique?: boolean;
+  /** Only documents matching this filter are indexed (and checked for uniqueness). */
+  partialFilterExpression?: Document;
+}
+
+/** One collection. Every method rejects with the backend's error; none retries. */
+export interface DocumentCollection<T extends Document = Document> {
+  readonly collectionName: string;
+  /** Inserts a copy of `doc` (which must carry its `_id`). Throws code 11000 on a unique clash. */
+  insertOne(doc: T): Promise<void>;
+  findOne(filter: Filter<T>, options?: Pick<FindOptions, 'projection' | 'sort'>): Promise<T | null>;
+  find(filter: Filter<T>, options?: FindOptions): Promise<T[]>;
+  countDocuments(filter: Filter<T>): Promise<number>;
+  /** Atomic compare-and-set: returns the matched document (after the update by default) or null. */
+  findOneAndUpdate(filter: Filter<T>, update: UpdateFilter<T>, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  updateOne(filter: Filter<T>, update: UpdateFilter<T>, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter<T>, update: UpdateFilter<T>, options?: UpdateOptions): Promise<UpdateResult>;
+  deleteOne(filter: Filter<T>): Promise<DeleteResult>;
+  deleteMany(filter: Filter<T>): Promise<DeleteResult>;
+  /** Idempotent; returns the index name. `keys` maps field paths to 1 (asc) or -1 (desc). */
+  createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string>;
+}
+
+/** A set of collections behind one backend. */
+export interface DocumentStore {
+  /** `'mongodb'` or `'embedded'`; logged at start. */
+  readonly backend: 'mongodb' | 'embedded';
+  collection<T extends Document = Document>(name: string): DocumentCollection<T>;
+  /** Flushes and releases the backend (closes the client or the journal). */
+  close(): Promise<void>;
+}
+
+/** True for a unique-index violation from either backend (MongoDB error code 11000). */
+export function isDuplicateKeyError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
