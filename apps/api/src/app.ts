@@ -1,0 +1,40 @@
+/**
+ * The Fastify application without listening (STYLE.md §2.1): server.ts and the tests build the
+ * same app, with the services they choose.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import errorHandler from './plugins/error-handler.ts';
+import swagger from './plugins/swagger.ts';
+import runRoutes from './routes/runs.ts';
+import workflowRoutes from './routes/workflows.ts';
+import type { AppServices } from './services/index.ts';
+
+/** Route prefix of the REST contract. */
+export const API_PREFIX = '/api/v1/workflows';
+
+export interface BuildAppOptions {
+  services: AppServices;
+  /** A pino logger (the server's), or false for none. */
+  logger?: FastifyBaseLogger | false;
+  /** Serve Swagger UI at /docs (default true). */
+  docs?: boolean;
+}
+
+/**
+ * Builds the app: error handling, OpenAPI, workflow and run routes, and /healthz.
+ * The body limit is 1 MiB; JSON only.
+ */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(errorHandler);
+  await app.register(swagger, { ui: options.docs !== false });
+  await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  return app;
+}

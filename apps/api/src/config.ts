@@ -1,0 +1,53 @@
+/**
+ * Service configuration from the environment (README "Configuration").
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
+export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
+
+/** Settled configuration. Durations in milliseconds. */
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  /** MongoDB connection string; undefined selects the embedded store. */
+  mongodbUri: string | undefined;
+  /** Directory of the embedded store's files (and of the example registry's `files/`). Absolute. */
+  dataDir: string;
+  /** Executor registry file. Absolute. */
+  executorsFile: string;
+  logLevel: string;
+  /** Run lease duration. */
+  leaseMs: number;
+  /** Orphaned-run recovery scan period. */
+  recoveryIntervalMs: number;
+  /** Max concurrent children of one parallel node. */
+  parallelLimit: number;
+}
+
+/**
+ * Reads the configuration. Throws an Error naming the variable when a value is malformed, so
+ * that a misconfigured service refuses to start.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65_535),
+    host: env.HOST || '127.0.0.1',
+    mongodbUri: env.MONGODB_URI || undefined,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    executorsFile: resolve(env.SWITCHYARD_EXECUTORS || EXAMPLE_EXECUTORS_FILE),
+    logLevel: env.LOG_LEVEL || 'info',
+    leaseMs: integer(env, 'SWITCHYARD_LEASE_MS', 30_000, 1_000, 3_600_000),
+    recoveryIntervalMs: integer(env, 'SWITCHYARD_RECOVERY_INTERVAL_MS', 15_000, 100, 3_600_000),
+    parallelLimit: integer(env, 'SWITCHYARD_PARALLEL_LIMIT', 8, 1, 1_000),
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got '${raw}'`);
+  return value;
+}

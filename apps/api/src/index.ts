@@ -1,0 +1,4 @@
+export { buildApp, API_PREFIX, type BuildAppOptions } from './app.ts';
+export { loadConfig, EXAMPLE_EXECUTORS_FILE, type ServiceConfig } from './config.ts';
+export { openServices, type AppServices, type OpenServices } from './services/index.ts';
+export { renderOpenApi, OPENAPI_FILE } from './openapi.ts';

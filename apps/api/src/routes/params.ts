@@ -1,0 +1,15 @@
+/**
+ * Path parameter schemas. Ids are 24-hex strings; a malformed one fails validation and the error
+ * handler answers 400 "Invalid <x> ID".
+ */
+import Type from 'typebox';
+
+const id = (description: string) => Type.String({ pattern: '^[0-9a-fA-F]{24}$', description });
+
+export const WorkflowParams = Type.Object({ workflow_id: id('Workflow definition id') });
+export const RunParams = Type.Object({ workflow_id: id('Workflow definition id'), run_id: id('Run id') });
+export const NodeRunParams = Type.Object({
+  workflow_id: id('Workflow definition id'),
+  run_id: id('Run id'),
+  node_run_id: id('Node run id'),
+});

@@ -1,0 +1,124 @@
+/**
+ * Run routes (spec endpoints 7-9, 11-12) under /api/v1/workflows/{workflow_id}/runs.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  ErrorBody,
+  NodeRunDetail,
+  NodeRunListResponse,
+  NotFoundError,
+  RunDetail,
+  RunListQuery,
+  RunListResponse,
+  TriggerRunBody,
+  TriggerRunResponse,
+  pagination,
+  toNodeRunDetail,
+  toRunDetail,
+  toRunSummary,
+  type RunRecord,
+} from '@switchyard/domain';
+import type { AppServices } from '../services/index.ts';
+import { requireWorkflow, triggerRun } from '../services/workflow-service.ts';
+import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
+
+const tags = ['runs'];
+
+const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+  const { repos } = services;
+
+  /** The run of this workflow, or 404 naming what is missing. */
+  async function requireRun(workflowId: string, runId: string): Promise<RunRecord> {
+    const run = await repos.runs.getInWorkflow(workflowId, runId);
+    if (run) return run;
+    await requireWorkflow(services, workflowId);
+    throw new NotFoundError('Run');
+  }
+
+  app.post(
+    '/:workflow_id/runs',
+    {
+      schema: {
+        tags,
+        summary: 'Trigger a run',
+        description: 'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it.',
+        params: WorkflowParams,
+        body: TriggerRunBody,
+        response: { 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const run = await triggerRun(services, request.params.workflow_id, request.body ?? {});
+      return reply.status(202).send({
+        runId: run.id,
+        workflowDefinitionId: run.workflowDefinitionId,
+        status: run.status,
+        triggerSource: run.triggerSource,
+        startedAt: run.startedAt.toISOString(),
+        message: 'Workflow run queued successfully',
+      });
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs',
+    {
+      schema: {
+        tags,
+        summary: 'List runs of a workflow',
+        description: 'Newest first, each with its node runs.',
+        params: WorkflowParams,
+        querystring: RunListQuery,
+        response: { 200: RunListResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const workflowId = request.params.workflow_id;
+      await requireWorkflow(services, workflowId);
+      const { status, page = 1, perPage = 20 } = request.query;
+      const { items, total } = await repos.runs.list(workflowId, status, page, perPage);
+      const nodeRuns = await repos.nodeRuns.listByRuns(items.map((r) => r.id));
+      return { runs: items.map((run) => toRunSummary(run, nodeRuns.get(run.id) ?? [])), pagination: pagination(total, page, perPage) };
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs/:run_id',
+    { schema: { tags, summary: 'Get run detail', params: RunParams, response: { 200: RunDetail, 400: ErrorBody, 404: ErrorBody } } },
+    async (request) => {
+      const run = await requireRun(request.params.workflow_id, request.params.run_id);
+      return toRunDetail(run, await repos.nodeRuns.listByRun(run.id), services.clock.now().getTime());
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs/:run_id/nodes',
+    {
+      schema: {
+        tags,
+        summary: 'List node runs of a run',
+        description: 'Ordered by startedAt ascending; an empty list when no node has started yet.',
+        params: RunParams,
+        response: { 200: NodeRunListResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const run = await requireRun(request.params.workflow_id, request.params.run_id);
+      const nodeRuns = await repos.nodeRuns.listByRun(run.id);
+      return { runId: run.id, workflowId: run.workflowDefinitionId, nodeRuns: nodeRuns.map(toNodeRunDetail) };
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs/:run_id/nodes/:node_run_id',
+    { schema: { tags, summary: 'Get node run detail', params: NodeRunParams, response: { 200: NodeRunDetail, 400: ErrorBody, 404: ErrorBody } } },
+    async (request) => {
+      const run = await requireRun(request.params.workflow_id, request.params.run_id);
+      const nodeRun = await repos.nodeRuns.get(run.id, request.params.node_run_id);
+      if (!nodeRun) throw new NotFoundError('Node run');
+      return toNodeRunDetail(nodeRun);
+    },
+  );
+};
+
+export default runRoutes;

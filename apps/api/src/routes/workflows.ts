@@ -1,0 +1,109 @@
+/**
+ * Workflow definition routes (spec endpoints 1-6) under /api/v1/workflows.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import {
+  ErrorBody,
+  ToggleBody,
+  WorkflowCreateBody,
+  WorkflowDetail,
+  WorkflowListQuery,
+  WorkflowListResponse,
+  WorkflowUpdateBody,
+  pagination,
+  toWorkflowDetail,
+  toWorkflowSummary,
+} from '@switchyard/domain';
+import type { AppServices } from '../services/index.ts';
+import { createWorkflow, deleteWorkflow, requireWorkflow, toggleWorkflow, updateWorkflow } from '../services/workflow-service.ts';
+import { WorkflowParams } from './params.ts';
+
+const tags = ['workflows'];
+
+const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'List workflows',
+        description: '`query` matches name or description (case-insensitive, literal text). Newest first.',
+        querystring: WorkflowListQuery,
+        response: { 200: WorkflowListResponse, 400: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { query, page = 1, perPage = 20 } = request.query;
+      const { items, total } = await services.repos.definitions.list(query || undefined, page, perPage);
+      return { workflows: items.map(toWorkflowSummary), pagination: pagination(total, page, perPage) };
+    },
+  );
+
+  app.get(
+    '/:workflow_id',
+    { schema: { tags, summary: 'Get workflow detail', params: WorkflowParams, response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody } } },
+    async (request) => toWorkflowDetail(await requireWorkflow(services, request.params.workflow_id)),
+  );
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workflow',
+        description: 'Workflows are always created disabled; enable them with POST /{workflow_id}/toggle.',
+        body: WorkflowCreateBody,
+        response: { 201: WorkflowDetail, 400: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body))),
+  );
+
+  app.put(
+    '/:workflow_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a workflow',
+        description: 'Every field is optional. A change of name, description, canvas or nodes bumps `version`.',
+        params: WorkflowParams,
+        body: WorkflowUpdateBody,
+        response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body)),
+  );
+
+  app.delete(
+    '/:workflow_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a workflow with its runs, node runs and run events',
+        params: WorkflowParams,
+        response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await deleteWorkflow(services, request.params.workflow_id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/:workflow_id/toggle',
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable a workflow',
+        params: WorkflowParams,
+        body: ToggleBody,
+        response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled)),
+  );
+};
+
+export default workflowRoutes;

@@ -1,0 +1,35 @@
+/**
+ * The service entry point (`npm start`): configuration from the environment, pino logging,
+ * services, listen, graceful shutdown on SIGINT/SIGTERM (runs in flight release their leases and
+ * continue on the next start).
+ */
+import pino from 'pino';
+import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { openServices } from './services/index.ts';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel, base: { service: 'switchyard-api' } });
+  const services = await openServices(config, logger);
+  const app = await buildApp({ services, logger });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ executors: services.executors.keys(), executorsFile: config.executorsFile, docs: `/docs` }, 'switchyard api ready');
+}
+
+main().catch((error: unknown) => {
+  // The logger may not exist yet (bad configuration): report on stderr and exit non-zero.
+  console.error('switchyard api failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

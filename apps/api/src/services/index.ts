@@ -1,0 +1,70 @@
+/**
+ * Wiring: store -> repositories -> executors + CEL -> engine. `openServices` builds everything
+ * the API needs from the configuration; `buildApp` receives the result, so tests can pass their
+ * own (embedded, in-memory) services.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DefinitionChecks } from '@switchyard/domain';
+import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
+import { CelEngine, RunEngine, definitionChecks, loadExecutorRegistry, systemClock, type Clock, type ExecutorRegistry, type Logger } from '@switchyard/runner';
+import type { ServiceConfig } from '../config.ts';
+
+/** What routes use. */
+export interface AppServices {
+  repos: Repositories;
+  /** Starts a run in the background. */
+  engine: Pick<RunEngine, 'start'>;
+  /** Save-time checks of definitions (executor keys, CEL). */
+  checks: DefinitionChecks;
+  clock: Clock;
+}
+
+/** Everything the process owns, with one `close()` that releases it in order. */
+export interface OpenServices extends AppServices {
+  store: DocumentStore;
+  executors: ExecutorRegistry;
+  engine: RunEngine;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
+ * and starts the engine's recovery of runs left without an owner. Throws when the registry file
+ * is invalid or the store cannot be opened.
+ */
+export async function openServices(config: ServiceConfig, logger: Logger, options: { recover?: boolean } = {}): Promise<OpenServices> {
+  await mkdir(join(config.dataDir, 'files'), { recursive: true });
+  const store = await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger });
+  try {
+    const repos = await openRepositories(store);
+    const executors = await loadExecutorRegistry({ file: config.executorsFile, logger });
+    const cel = new CelEngine();
+    const engine = new RunEngine({
+      repos,
+      executors,
+      cel,
+      logger,
+      leaseMs: config.leaseMs,
+      recoveryIntervalMs: config.recoveryIntervalMs,
+      parallelLimit: config.parallelLimit,
+    });
+    if (options.recover !== false) engine.startRecovery();
+    return {
+      store,
+      repos,
+      executors,
+      engine,
+      checks: definitionChecks(executors, cel),
+      clock: systemClock,
+      async close() {
+        await engine.close();
+        await executors.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

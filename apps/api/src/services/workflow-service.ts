@@ -1,0 +1,103 @@
+/**
+ * Workflow definition use cases (spec endpoints 1-7): validation through domain, persistence
+ * through the repositories, runs handed to the engine.
+ */
+import {
+  assertObjectIdHex,
+  InvalidRequestError,
+  NotFoundError,
+  normalizeCanvas,
+  normalizeDefinition,
+  type RunRecord,
+  type TriggerRunBody,
+  type WorkflowCreateBody,
+  type WorkflowRecord,
+  type WorkflowUpdateBody,
+} from '@switchyard/domain';
+import type { WorkflowChanges } from '@switchyard/store';
+import type { AppServices } from './index.ts';
+
+/** The spec's message for triggering a disabled workflow. */
+export const WORKFLOW_DISABLED_MESSAGE = 'Workflow is disabled. Please enable the workflow before triggering a run.';
+
+/** Loads a definition or throws NotFoundError (404). */
+export async function requireWorkflow(services: AppServices, id: string): Promise<WorkflowRecord> {
+  const workflow = await services.repos.definitions.get(id);
+  if (!workflow) throw new NotFoundError('Workflow');
+  return workflow;
+}
+
+/** Validates and stores a new, disabled definition. 400 on invalid nodes, 409 on a taken name. */
+export async function createWorkflow(services: AppServices, body: WorkflowCreateBody): Promise<WorkflowRecord> {
+  const nodes = normalizeDefinition(body.nodes, services.checks);
+  const canvas = normalizeCanvas(body.canvas);
+  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes }, services.clock.now());
+}
+
+/**
+ * Applies a PUT. Nodes are validated like on create. `version` grows when name, description,
+ * canvas or nodes change; toggling `enabled` alone keeps it.
+ */
+export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody): Promise<WorkflowRecord> {
+  const current = await requireWorkflow(services, id);
+  const changes: WorkflowChanges = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.canvas !== undefined) changes.canvas = normalizeCanvas(body.canvas);
+  if (body.nodes !== undefined) changes.nodes = normalizeDefinition(body.nodes, services.checks);
+  if (body.enabled !== undefined) changes.enabled = body.enabled;
+  const definitionChanged = (['name', 'description', 'canvas', 'nodes'] as const).some(
+    (field) => field in changes && JSON.stringify(changes[field]) !== JSON.stringify(current[field]),
+  );
+  const updated = await services.repos.definitions.update(id, changes, definitionChanged, services.clock.now());
+  if (!updated) throw new NotFoundError('Workflow');
+  return updated;
+}
+
+/** Sets `enabled`. 404 when the workflow does not exist. */
+export async function toggleWorkflow(services: AppServices, id: string, enabled: boolean): Promise<WorkflowRecord> {
+  const updated = await services.repos.definitions.update(id, { enabled }, false, services.clock.now());
+  if (!updated) throw new NotFoundError('Workflow');
+  return updated;
+}
+
+/** Deletes a definition with its runs, node runs and run events. 404 when it does not exist. */
+export async function deleteWorkflow(services: AppServices, id: string): Promise<void> {
+  if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('Workflow');
+  const { runs, nodeRuns, events } = services.repos;
+  await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id)]);
+}
+
+/**
+ * Creates a pending run of an enabled workflow, freezing its definition, and starts it in the
+ * background. 400 when disabled or when `resolvedDependencies` come without `parentRunId`;
+ * 404 when the workflow or the parent run does not exist.
+ */
+export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody): Promise<RunRecord> {
+  const workflow = await requireWorkflow(services, id);
+  if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
+  const parentRunId = body.parentRunId ?? null;
+  const resolvedDependencies = body.resolvedDependencies ?? [];
+  if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
+  if (parentRunId !== null) {
+    assertObjectIdHex(parentRunId, 'parentRunId');
+    if (!(await services.repos.runs.getInWorkflow(id, parentRunId))) throw new NotFoundError('Parent run');
+  }
+  const run = await services.repos.runs.create(
+    {
+      workflowDefinitionId: workflow.id,
+      workflowVersion: workflow.version,
+      triggerSource: body.triggerSource ?? 'manual',
+      initialInput: body.initialInput ?? {},
+      definitionSnapshot: { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes },
+      parentRunId,
+      resolvedDependencies,
+      triggeringUserId: null,
+      triggeringUsername: null,
+      triggeringScopes: [],
+    },
+    services.clock.now(),
+  );
+  services.engine.start(run.id);
+  return run;
+}

@@ -1,0 +1,102 @@
+/**
+ * The one place where API names (camelCase) meet MongoDB names (snake_case) — DESIGN.md
+ * "Persistence", "HTTP conventions".
+ *
+ * Keys of our own structures are converted recursively. Values under the user-data fields in
+ * {@link OPAQUE_FIELDS} (step `config`, run input, I/O snapshots, ...) keep their keys as the user
+ * wrote them; only the characters MongoDB cannot store in every position are escaped, reversibly:
+ * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`. A key without those characters is stored unchanged, so
+ * operators reading documents with mongosh see the user's keys.
+ */
+
+/** Fields (in either naming) whose values are user JSON: their keys are never renamed. */
+export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
+  'config',
+  'initialInput',
+  'initial_input',
+  'inputSnapshot',
+  'input_snapshot',
+  'outputSnapshot',
+  'output_snapshot',
+  'finalOutput',
+  'final_output',
+  'stepOutput',
+  'step_output',
+  'editedOutput',
+  'edited_output',
+  'userInput',
+  'user_input',
+  'defaultValue',
+  'default_value',
+  'allowedValues',
+  'allowed_values',
+  'value',
+  'payload',
+]);
+
+/** `fooBarBaz` -> `foo_bar_baz`. */
+export function camelToSnake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** `foo_bar_baz` -> `fooBarBaz`. */
+export function snakeToCamel(key: string): string {
+  return key.replace(/(?<=[a-z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** True for `{}`-style objects (not arrays, Dates, ObjectIds or other class instances). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function escapeKey(key: string): string {
+  return /[~.$]/.test(key) ? key.replace(/[~.$]/g, (c) => (c === '~' ? '~t' : c === '.' ? '~p' : '~d')) : key;
+}
+
+function unescapeKey(key: string): string {
+  return key.includes('~') ? key.replace(/~([tpd])/g, (_, c: string) => (c === 't' ? '~' : c === 'p' ? '.' : '$')) : key;
+}
+
+function mapOpaque(value: unknown, mapKey: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapOpaque(v, mapKey));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[mapKey(k)] = mapOpaque(v, mapKey);
+  return out;
+}
+
+function mapStructure(value: unknown, renameKey: (key: string) => string, mapUserKey: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapStructure(v, renameKey, mapUserKey));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[renameKey(k)] = OPAQUE_FIELDS.has(k) ? mapOpaque(v, mapUserKey) : mapStructure(v, renameKey, mapUserKey);
+  }
+  return out;
+}
+
+/**
+ * API/domain shape -> MongoDB document shape: camelCase keys become snake_case, user data keeps
+ * its keys (escaped), `undefined` fields are dropped, Dates and ObjectIds pass through.
+ */
+export function toDocument<T = Record<string, unknown>>(value: unknown): T {
+  return mapStructure(value, camelToSnake, escapeKey) as T;
+}
+
+/** MongoDB document shape -> API/domain shape: the exact inverse of {@link toDocument}. */
+export function fromDocument<T = Record<string, unknown>>(value: unknown): T {
+  return mapStructure(value, snakeToCamel, unescapeKey) as T;
+}
+
+/** Escapes the keys of one user-data value for storage (as {@link toDocument} does). */
+export function toStoredUserData(value: unknown): unknown {
+  return mapOpaque(value, escapeKey);
+}
+
+/** Inverse of {@link toStoredUserData}. */
+export function fromStoredUserData(value: unknown): unknown {
+  return mapOpaque(value, unescapeKey);
+}

@@ -1,0 +1,92 @@
+/**
+ * Stored records as the rest of the code sees them: camelCase, ids as 24-hex strings, times as
+ * Dates. The store's repositories convert them to and from snake_case MongoDB documents (through
+ * `mapping.ts`); the API turns them into responses with `views.ts`.
+ */
+import type { NodeRunStatus, RunStatus } from './run-status.ts';
+import type { DefinitionSnapshot, ResolvedDependency } from './schemas/run.ts';
+import type { NodeType, WorkflowCanvas, WorkflowNode } from './schemas/workflow.ts';
+
+/** `workflow_definitions` document. `version` starts at 1 and grows with each definition change. */
+export interface WorkflowRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  canvas: WorkflowCanvas;
+  nodes: WorkflowNode[];
+  enabled: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A HITL gate stored on the run (`pending_requirements[]`); filled in by the HITL feature. */
+export interface RequirementRecord {
+  stepId: string;
+  requestedAt: string;
+  decidedAt: string | null;
+  [field: string]: unknown;
+}
+
+/** `workflow_runs` document. Lease fields say which runner instance owns the run right now. */
+export interface RunRecord {
+  id: string;
+  workflowDefinitionId: string;
+  workflowVersion: number;
+  status: RunStatus;
+  triggerSource: string;
+  initialInput: Record<string, unknown>;
+  finalOutput: unknown;
+  errorSummary: string | null;
+  definitionSnapshot: DefinitionSnapshot;
+  parentRunId: string | null;
+  resolvedDependencies: ResolvedDependency[];
+  pendingRequirements: RequirementRecord[];
+  pendingDirective: string | null;
+  /** Owner id (`host:pid:random`) of the runner holding the lease, or null. */
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  heartbeatAt: Date | null;
+  /** Last `run_events.seq` handed out for this run. */
+  eventSeq: number;
+  /** Bumped by every HITL decision; parking fails when it moved during a traversal. */
+  wakeSeq: number;
+  triggeringUserId: string | null;
+  triggeringUsername: string | null;
+  triggeringScopes: string[];
+  startedAt: Date;
+  finishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `node_runs` document: one node at one iteration path of one run. */
+export interface NodeRunRecord {
+  id: string;
+  workflowRunId: string;
+  workflowDefinitionId: string;
+  nodeId: string;
+  nodeName: string;
+  nodeType: NodeType;
+  /** Loop iterations enclosing the node, outermost first, joined by '/'; '' outside loops. */
+  iterationPath: string;
+  status: NodeRunStatus;
+  attempt: number;
+  inputSnapshot: unknown;
+  outputSnapshot: unknown;
+  error: string | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `run_events` document: an append-only log per run, `seq` 1, 2, 3, ... */
+export interface RunEventRecord {
+  id: string;
+  runId: string;
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}

@@ -1,0 +1,33 @@
+/**
+ * Run and node-run status machines (spec "WorkflowRunStatus", "NodeRunStatus"; DESIGN.md
+ * "Run lifecycle"). Every run transition is a compare-and-set on the run document whose filter
+ * is built from {@link RUN_TRANSITIONS}.
+ */
+
+export const RUN_STATUSES = ['pending', 'running', 'paused', 'awaiting_approval', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const NODE_RUN_STATUSES = ['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'skipped', 'cancelled'] as const;
+export type NodeRunStatus = (typeof NODE_RUN_STATUSES)[number];
+
+/** Run statuses after which nothing changes. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** Node-run statuses after which the node run is reused as is by re-traversal. */
+export const SETTLED_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['completed', 'skipped'];
+
+/** For each target status, the statuses a run may move to it from. */
+export const RUN_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  pending: [],
+  running: ['pending', 'running', 'paused', 'awaiting_approval'],
+  paused: ['running', 'pending'],
+  awaiting_approval: ['running'],
+  completed: ['running'],
+  failed: ['pending', 'running', 'paused', 'awaiting_approval'],
+  cancelled: ['pending', 'running', 'paused', 'awaiting_approval'],
+};
+
+/** True when the run can never change again. */
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return TERMINAL_RUN_STATUSES.includes(status);
+}

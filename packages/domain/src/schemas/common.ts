@@ -1,0 +1,52 @@
+/**
+ * TypeBox schemas shared by every resource: error body, pagination, ids, free-form JSON.
+ * TypeBox is the `typebox` 1.x package (paired with @fastify/type-provider-typebox 6.x).
+ */
+import Type, { type Static } from 'typebox';
+
+/** `{ detail: { error, message, problems? } }`: the error body of every endpoint. */
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.Object({
+      error: Type.String({ description: 'Stable error code, e.g. invalid_request, resource_not_found' }),
+      message: Type.String({ description: 'Human-readable explanation' }),
+      problems: Type.Optional(Type.Array(Type.String(), { description: 'Every individual problem found' })),
+    }),
+  },
+  { title: 'ErrorBody' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** A 24-hex-digit id (MongoDB ObjectId). Malformed ids are rejected by the routes with 400. */
+export const IdString = Type.String({ description: '24-character hex id' });
+
+/** Page and page size (1-based `page`; `perPage` 1..100, default 20). */
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+/** Pagination block of every list response. */
+export const Pagination = Type.Object({
+  total: Type.Integer(),
+  page: Type.Integer(),
+  perPage: Type.Integer(),
+  totalPages: Type.Integer(),
+});
+export type Pagination = Static<typeof Pagination>;
+
+/** Builds the pagination block; `totalPages` is 0 when there is nothing. */
+export function pagination(total: number, page: number, perPage: number): Pagination {
+  return { total, page, perPage, totalPages: Math.ceil(total / perPage) };
+}
+
+/** Any JSON object with any keys (user data: config, inputs, outputs). */
+export const JsonObject = Type.Object({}, { additionalProperties: true });
+export type JsonObject = Record<string, unknown>;
+
+/** Any JSON value. */
+export const JsonValue = Type.Unknown();
+
+/** ISO-8601 timestamp string. */
+export const Timestamp = Type.String({ format: 'date-time' });

@@ -1,0 +1,174 @@
+/**
+ * Run and node-run schemas (spec endpoints 7-12, "NodeRunDetail", "NodeRunListResponse",
+ * "StepRequirementSummary", "PendingUserInputField", "WorkflowRunStatus", "NodeRunStatus").
+ */
+import Type, { type Static } from 'typebox';
+import { JsonObject, JsonValue, Pagination, Timestamp } from './common.ts';
+import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
+import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const RunStatusSchema = Type.Enum([...RUN_STATUSES]);
+export const NodeRunStatusSchema = Type.Enum([...NODE_RUN_STATUSES]);
+
+/** ResolvedDependency: how a retry run treats one node of its parent run. */
+export const ResolvedDependency = Type.Object({
+  nodeId: Type.String({ minLength: 1 }),
+  resolution: Type.Union([Type.Literal('reuse_previous_output'), Type.Literal('rerun')]),
+  sourceNodeRunId: Type.Optional(nullable(Type.String())),
+});
+export type ResolvedDependency = Static<typeof ResolvedDependency>;
+
+/** Body of POST /workflows/{id}/runs. */
+export const TriggerRunBody = Type.Object(
+  {
+    triggerSource: Type.Optional(Type.String({ minLength: 1, maxLength: 100, default: 'manual' })),
+    initialInput: Type.Optional(nullable(JsonObject)),
+    parentRunId: Type.Optional(nullable(Type.String())),
+    resolvedDependencies: Type.Optional(nullable(Type.Array(ResolvedDependency))),
+  },
+  { additionalProperties: true },
+);
+export type TriggerRunBody = Static<typeof TriggerRunBody>;
+
+/** 202 response of POST /workflows/{id}/runs. */
+export const TriggerRunResponse = Type.Object({
+  runId: Type.String(),
+  workflowDefinitionId: Type.String(),
+  status: RunStatusSchema,
+  triggerSource: Type.String(),
+  startedAt: Timestamp,
+  message: Type.String(),
+});
+export type TriggerRunResponse = Static<typeof TriggerRunResponse>;
+
+/** NodeRunDetail: one node execution with its I/O snapshots. */
+export const NodeRunDetail = Type.Object({
+  id: Type.String(),
+  nodeId: Type.String(),
+  nodeName: Type.String(),
+  nodeType: Type.String(),
+  iterationPath: Type.String({ description: "Loop iterations enclosing the node, outermost first, e.g. '2' or '1/3'; '' outside loops" }),
+  workflowRunId: Type.String(),
+  status: NodeRunStatusSchema,
+  attempt: Type.Integer({ description: '1-based attempt counter (0 = not yet started)' }),
+  inputSnapshot: nullable(JsonValue),
+  outputSnapshot: nullable(JsonValue),
+  error: nullable(Type.String()),
+  startedAt: nullable(Timestamp),
+  finishedAt: nullable(Timestamp),
+});
+export type NodeRunDetail = Static<typeof NodeRunDetail>;
+
+/** NodeRunListResponse (GET .../runs/{run_id}/nodes). */
+export const NodeRunListResponse = Type.Object({
+  runId: Type.String(),
+  workflowId: Type.String(),
+  nodeRuns: Type.Array(NodeRunDetail),
+});
+export type NodeRunListResponse = Static<typeof NodeRunListResponse>;
+
+/** PendingUserInputField: runtime form field of a pending requirement. */
+export const PendingUserInputField = Type.Object({
+  name: Type.String(),
+  fieldType: Type.Optional(Type.String({ description: 'str | int | float | bool | list | dict' })),
+  description: Type.Optional(nullable(Type.String())),
+  required: Type.Boolean(),
+  value: Type.Optional(JsonValue),
+  allowedValues: Type.Optional(nullable(Type.Array(JsonValue))),
+});
+export type PendingUserInputField = Static<typeof PendingUserInputField>;
+
+/** StepRequirementSummary: one HITL gate awaiting (or holding) a decision. */
+export const StepRequirementSummary = Type.Object({
+  schemaVersion: Type.Integer(),
+  stepId: Type.String(),
+  stepName: Type.Optional(Type.String()),
+  stepIndex: Type.Optional(Type.Integer()),
+  stepType: Type.Optional(Type.String()),
+  requiresConfirmation: Type.Boolean(),
+  requiresUserInput: Type.Boolean(),
+  requiresOutputReview: Type.Boolean(),
+  requiresRouteSelection: Type.Boolean(),
+  confirmationMessage: Type.Optional(nullable(Type.String())),
+  userInputMessage: Type.Optional(nullable(Type.String())),
+  userInputSchema: Type.Optional(nullable(Type.Array(PendingUserInputField))),
+  outputReviewMessage: Type.Optional(nullable(Type.String())),
+  availableChoices: Type.Optional(nullable(Type.Array(Type.String()))),
+  allowMultipleSelections: Type.Boolean(),
+  stepOutput: Type.Optional(nullable(JsonValue)),
+  isPostExecution: Type.Boolean(),
+  confirmed: Type.Optional(nullable(Type.Boolean())),
+  rejectionFeedback: Type.Optional(nullable(Type.String())),
+  editedOutput: Type.Optional(nullable(JsonValue)),
+  userInput: Type.Optional(nullable(JsonObject)),
+  selectedChoices: Type.Optional(nullable(Type.Array(Type.String()))),
+  retryCount: Type.Integer(),
+  maxRetries: Type.Optional(nullable(Type.Integer())),
+  timeoutAt: Type.Optional(nullable(Timestamp)),
+  onTimeout: Type.String(),
+  onReject: Type.String(),
+});
+export type StepRequirementSummary = Static<typeof StepRequirementSummary>;
+
+/** RunStateView (run-state.md): the derived "what is this run doing right now". */
+export const RunStateViewSchema = Type.Object({
+  runId: Type.String(),
+  state: Type.String(),
+  blocked: Type.Optional(JsonObject),
+  unhealthy: Type.Optional(JsonObject),
+  computedAt: Timestamp,
+});
+
+const runFields = {
+  id: Type.String(),
+  workflowDefinitionId: Type.String(),
+  workflowVersion: Type.Integer(),
+  status: RunStatusSchema,
+  triggerSource: Type.String(),
+  startedAt: Timestamp,
+  finishedAt: nullable(Timestamp),
+  parentRunId: nullable(Type.String()),
+  errorSummary: nullable(Type.String()),
+  nodeRuns: Type.Array(NodeRunDetail),
+};
+
+/** One row of GET /workflows/{id}/runs (with its node runs, as in the spec). */
+export const RunSummary = Type.Object(runFields);
+export type RunSummary = Static<typeof RunSummary>;
+
+/** The definition a run executes, frozen at trigger time. */
+export const DefinitionSnapshot = Type.Object({
+  name: Type.String(),
+  description: nullable(Type.String()),
+  canvas: WorkflowCanvas,
+  nodes: Type.Array(WorkflowNode),
+});
+export type DefinitionSnapshot = Static<typeof DefinitionSnapshot>;
+
+/** GET /workflows/{id}/runs/{run_id}. */
+export const RunDetail = Type.Object({
+  ...runFields,
+  initialInput: JsonObject,
+  finalOutput: nullable(JsonValue),
+  definitionSnapshot: DefinitionSnapshot,
+  resolvedDependencies: Type.Array(ResolvedDependency),
+  pendingRequirements: Type.Array(StepRequirementSummary),
+  runState: RunStateViewSchema,
+});
+export type RunDetail = Static<typeof RunDetail>;
+
+/** Query of GET /workflows/{id}/runs. */
+export const RunListQuery = Type.Object({
+  status: Type.Optional(RunStatusSchema),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+export type RunListQuery = Static<typeof RunListQuery>;
+
+export const RunListResponse = Type.Object({
+  runs: Type.Array(RunSummary),
+  pagination: Pagination,
+});
+export type RunListResponse = Static<typeof RunListResponse>;

@@ -1,0 +1,257 @@
+/**
+ * Workflow definition schemas (spec "Data Models": WorkflowCanvas, WorkflowNode, HumanReview,
+ * UserInputField, RouterChoice, StepConfig, LoopConfig; endpoints 1-6).
+ *
+ * Two node shapes exist on purpose:
+ * - `WorkflowNodeInput`: what clients send. Everything but `name` and `nodeType` is optional and
+ *   unknown fields (e.g. legacy `requireApproval`) are ignored, as the spec says.
+ * - `WorkflowNode`: what the API returns and the runner executes. Always complete: `children`,
+ *   `trueSteps`, `falseSteps`, `choices` are lists, absent scalars are null, ids are set.
+ */
+import Type, { type Static } from 'typebox';
+import { JsonObject, Pagination, Timestamp } from './common.ts';
+
+export const NODE_TYPES = ['step', 'parallel', 'loop', 'condition', 'router'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export const ON_ERROR_POLICIES = ['fail', 'skip', 'retry'] as const;
+export const ON_REJECT_POLICIES = ['skip', 'cancel', 'retry', 'else_branch'] as const;
+export const ON_TIMEOUT_POLICIES = ['approve', 'skip', 'cancel'] as const;
+export const USER_INPUT_FIELD_TYPES = ['string', 'number', 'boolean', 'array'] as const;
+
+export const Position = Type.Object({ x: Type.Number({ default: 0 }), y: Type.Number({ default: 0 }) });
+export type Position = Static<typeof Position>;
+
+const PositionInput = Type.Object({ x: Type.Optional(Type.Number()), y: Type.Optional(Type.Number()) });
+
+/** WorkflowCanvas: frontend viewport. `zoom` must be > 0. */
+export const WorkflowCanvas = Type.Object(
+  {
+    viewport: Type.Object({
+      x: Type.Number(),
+      y: Type.Number(),
+      zoom: Type.Number(),
+    }),
+  },
+  { title: 'WorkflowCanvas' },
+);
+export type WorkflowCanvas = Static<typeof WorkflowCanvas>;
+
+const WorkflowCanvasInput = Type.Object({
+  viewport: Type.Object({
+    x: Type.Optional(Type.Number()),
+    y: Type.Optional(Type.Number()),
+    zoom: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  }),
+});
+
+/** StepConfig: retry and error policy of a step. Seconds, not milliseconds. */
+export const StepConfig = Type.Object({
+  maxRetries: Type.Integer({ minimum: 0, description: 'Retries after the first attempt (default 0)' }),
+  onError: Type.Enum([...ON_ERROR_POLICIES], {
+    description: 'After the last attempt fails: fail (node and run fail), skip (node skipped, run goes on), retry (same as fail once retries are spent)',
+  }),
+  backoffBaseSeconds: Type.Number({ exclusiveMinimum: 0, description: 'Wait before the first retry, seconds (default 1.0)' }),
+  backoffMaxSeconds: Type.Number({ exclusiveMinimum: 0, description: 'Cap of any retry wait, seconds (default 60.0)' }),
+});
+export type StepConfig = Static<typeof StepConfig>;
+
+const StepConfigInput = Type.Partial(StepConfig);
+
+/** LoopConfig: `maxIterations` >= 1; `endConditionCel` is evaluated after each iteration. */
+export const LoopConfig = Type.Object({
+  maxIterations: Type.Integer({ minimum: 1 }),
+  endConditionCel: Type.Union([Type.String(), Type.Null()]),
+});
+export type LoopConfig = Static<typeof LoopConfig>;
+
+const LoopConfigInput = Type.Object({
+  maxIterations: Type.Integer({ minimum: 1 }),
+  endConditionCel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** UserInputField: one field of a human form (authoring shape). */
+export const UserInputField = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  fieldType: Type.Enum([...USER_INPUT_FIELD_TYPES]),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  required: Type.Boolean(),
+  defaultValue: Type.Optional(Type.Unknown()),
+  allowedValues: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])),
+});
+export type UserInputField = Static<typeof UserInputField>;
+
+const UserInputFieldInput = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  fieldType: Type.Enum([...USER_INPUT_FIELD_TYPES]),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  required: Type.Optional(Type.Boolean()),
+  defaultValue: Type.Optional(Type.Unknown()),
+  allowedValues: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])),
+});
+
+/** HumanReview: per-node HITL configuration (spec "HumanReview"). */
+export const HumanReview = Type.Object({
+  requiresConfirmation: Type.Boolean(),
+  confirmationMessage: Type.Union([Type.String(), Type.Null()]),
+  requiresUserInput: Type.Boolean(),
+  userInputMessage: Type.Union([Type.String(), Type.Null()]),
+  userInputSchema: Type.Array(UserInputField),
+  requiresOutputReview: Type.Boolean(),
+  outputReviewMessage: Type.Union([Type.String(), Type.Null()]),
+  requiresIterationReview: Type.Boolean(),
+  iterationReviewMessage: Type.Union([Type.String(), Type.Null()]),
+  onReject: Type.Enum([...ON_REJECT_POLICIES]),
+  timeoutSeconds: Type.Union([Type.Number(), Type.Null()]),
+  onTimeout: Type.Enum([...ON_TIMEOUT_POLICIES]),
+});
+export type HumanReview = Static<typeof HumanReview>;
+
+const HumanReviewInput = Type.Object({
+  requiresConfirmation: Type.Optional(Type.Boolean()),
+  confirmationMessage: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  requiresUserInput: Type.Optional(Type.Boolean()),
+  userInputMessage: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  userInputSchema: Type.Optional(Type.Union([Type.Array(UserInputFieldInput), Type.Null()])),
+  requiresOutputReview: Type.Optional(Type.Boolean()),
+  outputReviewMessage: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  requiresIterationReview: Type.Optional(Type.Boolean()),
+  iterationReviewMessage: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  onReject: Type.Optional(Type.Enum([...ON_REJECT_POLICIES])),
+  timeoutSeconds: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
+  onTimeout: Type.Optional(Type.Enum([...ON_TIMEOUT_POLICIES])),
+});
+
+const nullableString = () => Type.Optional(Type.Union([Type.String(), Type.Null()]));
+
+/** WorkflowNodeInput: a node as clients send it (create/update). Unknown fields are ignored. */
+export const WorkflowNodeInput = Type.Cyclic(
+  {
+    WorkflowNodeInput: Type.Object(
+      {
+        id: nullableString(),
+        name: Type.String({ minLength: 1 }),
+        nodeType: Type.Enum([...NODE_TYPES]),
+        position: Type.Optional(Type.Union([PositionInput, Type.Null()])),
+        executorKey: nullableString(),
+        a2aPool: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+        stepConfig: Type.Optional(Type.Union([StepConfigInput, Type.Null()])),
+        config: Type.Optional(Type.Union([JsonObject, Type.Null()])),
+        children: Type.Optional(Type.Union([Type.Array(Type.Ref('WorkflowNodeInput')), Type.Null()])),
+        trueSteps: Type.Optional(Type.Union([Type.Array(Type.Ref('WorkflowNodeInput')), Type.Null()])),
+        falseSteps: Type.Optional(Type.Union([Type.Array(Type.Ref('WorkflowNodeInput')), Type.Null()])),
+        choices: Type.Optional(
+          Type.Union([
+            Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), steps: Type.Array(Type.Ref('WorkflowNodeInput')) })),
+            Type.Null(),
+          ]),
+        ),
+        conditionCel: nullableString(),
+        loopConfig: Type.Optional(Type.Union([LoopConfigInput, Type.Null()])),
+        humanReview: Type.Optional(Type.Union([HumanReviewInput, Type.Null()])),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  'WorkflowNodeInput',
+);
+export type WorkflowNodeInput = Static<typeof WorkflowNodeInput>;
+
+/** WorkflowNode: a complete, normalized node (responses, snapshots, the runner's input). */
+export const WorkflowNode = Type.Cyclic(
+  {
+    WorkflowNode: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      nodeType: Type.Enum([...NODE_TYPES]),
+      position: Position,
+      executorKey: Type.Union([Type.String(), Type.Null()]),
+      a2aPool: Type.Array(Type.String()),
+      stepConfig: Type.Union([StepConfig, Type.Null()]),
+      config: JsonObject,
+      children: Type.Array(Type.Ref('WorkflowNode')),
+      trueSteps: Type.Array(Type.Ref('WorkflowNode')),
+      falseSteps: Type.Array(Type.Ref('WorkflowNode')),
+      choices: Type.Array(Type.Object({ name: Type.String(), steps: Type.Array(Type.Ref('WorkflowNode')) })),
+      conditionCel: Type.Union([Type.String(), Type.Null()]),
+      loopConfig: Type.Union([LoopConfig, Type.Null()]),
+      humanReview: Type.Union([HumanReview, Type.Null()]),
+    }),
+  },
+  'WorkflowNode',
+);
+export type WorkflowNode = Static<typeof WorkflowNode>;
+export type RouterChoice = WorkflowNode['choices'][number];
+
+/** Body of POST /workflows. `enabled` cannot be set: workflows are created disabled. */
+export const WorkflowCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
+    canvas: WorkflowCanvasInput,
+    nodes: Type.Array(WorkflowNodeInput),
+  },
+  { additionalProperties: true },
+);
+export type WorkflowCreateBody = Static<typeof WorkflowCreateBody>;
+
+/** Body of PUT /workflows/{id}: every field optional. */
+export const WorkflowUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
+    canvas: Type.Optional(WorkflowCanvasInput),
+    nodes: Type.Optional(Type.Array(WorkflowNodeInput)),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
+export type WorkflowUpdateBody = Static<typeof WorkflowUpdateBody>;
+
+/** Body of POST /workflows/{id}/toggle. */
+export const ToggleBody = Type.Object({ enabled: Type.Boolean() });
+export type ToggleBody = Static<typeof ToggleBody>;
+
+/** A stored workflow definition as the API returns it (endpoints 2-4, 6). */
+export const WorkflowDetail = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    canvas: WorkflowCanvas,
+    nodes: Type.Array(WorkflowNode),
+    enabled: Type.Boolean(),
+    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description)' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'WorkflowDetail' },
+);
+export type WorkflowDetail = Static<typeof WorkflowDetail>;
+
+/** One row of GET /workflows. */
+export const WorkflowSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  numNodes: Type.Integer({ description: 'Nodes at every depth of the tree' }),
+  enabled: Type.Boolean(),
+  version: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WorkflowSummary = Static<typeof WorkflowSummary>;
+
+/** Query of GET /workflows: `query` searches name and description (case-insensitive, literal). */
+export const WorkflowListQuery = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+export type WorkflowListQuery = Static<typeof WorkflowListQuery>;
+
+export const WorkflowListResponse = Type.Object({
+  workflows: Type.Array(WorkflowSummary),
+  pagination: Pagination,
+});
+export type WorkflowListResponse = Static<typeof WorkflowListResponse>;

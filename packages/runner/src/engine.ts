@@ -1,0 +1,180 @@
+/**
+ * Run ownership and lifecycle (DESIGN.md "Ownership"): claims a run with a compare-and-set on
+ * (status, lease), renews the lease with a heartbeat while the interpreter walks the tree, ends
+ * the run with a CAS that requires the lease, and releases the lease on shutdown. Runs whose owner
+ * died (lease expired) are claimed again by the recovery loop of any instance and continue by
+ * re-traversal: settled node runs are reused, the rest executes.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { RunRecord } from '@switchyard/domain';
+import type { Repositories, RunOutcome } from '@switchyard/store';
+import type { CelEngine } from './cel/index.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { ExecutorRegistry } from './executors/types.ts';
+import { Interpreter, NodeFailedError } from './interpreter.ts';
+import { RunLedger } from './ledger.ts';
+import type { Logger } from './logger.ts';
+
+/** Tunables of the engine. Milliseconds throughout. */
+export interface RunEngineOptions {
+  repos: Repositories;
+  executors: ExecutorRegistry;
+  cel: CelEngine;
+  logger: Logger;
+  clock?: Clock;
+  /** How long a claim lasts without a heartbeat (default 30,000 ms). */
+  leaseMs?: number;
+  /** Heartbeat period (default leaseMs / 3). */
+  heartbeatMs?: number;
+  /** Max children of one parallel node in flight (default 8). */
+  parallelLimit?: number;
+  /** Period of the orphaned-run recovery scan (default 15,000 ms). */
+  recoveryIntervalMs?: number;
+  /** This instance's owner id; default `host:pid:random`. */
+  owner?: string;
+  /** Jitter source for retry backoff (tests make it deterministic). */
+  random?: () => number;
+}
+
+class Shutdown extends Error {
+  override readonly name = 'Shutdown';
+}
+class LeaseLost extends Error {
+  override readonly name = 'LeaseLost';
+}
+
+/** Executes runs in the background of this process. */
+export class RunEngine {
+  readonly owner: string;
+  private readonly clock: Clock;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly parallelLimit: number;
+  private readonly recoveryIntervalMs: number;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private recoveryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly options: RunEngineOptions) {
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.clock = options.clock ?? systemClock;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
+    this.parallelLimit = options.parallelLimit ?? 8;
+    this.recoveryIntervalMs = options.recoveryIntervalMs ?? 15_000;
+  }
+
+  /** Starts executing `runId` in the background unless this instance already does. */
+  start(runId: string): void {
+    if (this.closed || this.active.has(runId)) return;
+    const controller = new AbortController();
+    const done = this.execute(runId, controller)
+      .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
+      .finally(() => this.active.delete(runId));
+    this.active.set(runId, { controller, done });
+  }
+
+  /** Claims every run that has no live owner (crashed instances, restarts). Returns how many were started. */
+  async recoverOrphans(): Promise<number> {
+    const ids = await this.options.repos.runs.listClaimable(this.clock.now(), 100);
+    const fresh = ids.filter((id) => !this.active.has(id));
+    for (const id of fresh) this.start(id);
+    if (fresh.length > 0) this.options.logger.info({ count: fresh.length }, 'recovering runs without a live owner');
+    return fresh.length;
+  }
+
+  /** Runs {@link recoverOrphans} now and then every `recoveryIntervalMs`. */
+  startRecovery(): void {
+    if (this.recoveryTimer || this.closed) return;
+    const tick = () => this.recoverOrphans().catch((error: unknown) => this.options.logger.error({ err: error }, 'run recovery scan failed'));
+    void tick();
+    this.recoveryTimer = setInterval(tick, this.recoveryIntervalMs);
+    this.recoveryTimer.unref();
+  }
+
+  /** Resolves when no run is executing in this instance (tests, graceful shutdown). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+
+  /** Number of runs executing in this instance right now. */
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Stops: no new runs, in-flight executor calls are aborted and the leases released so that
+   * another instance (or the next start) continues the runs by re-traversal.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.recoveryTimer) clearInterval(this.recoveryTimer);
+    for (const { controller } of this.active.values()) controller.abort(new Shutdown('engine is shutting down'));
+    await this.idle();
+  }
+
+  private async execute(runId: string, controller: AbortController): Promise<void> {
+    const { repos, logger } = this.options;
+    const run = await repos.runs.claim(runId, this.owner, this.leaseMs, this.clock.now());
+    if (!run) return;
+    const history = await repos.nodeRuns.listByRun(runId);
+    const ledger = new RunLedger(repos, run, this.clock, history);
+    await ledger.eventAt(run.eventSeq, history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
+    logger.info({ runId, workflowId: run.workflowDefinitionId, resumed: history.length > 0 }, 'run claimed');
+
+    const heartbeat = setInterval(() => {
+      repos.runs
+        .renewLease(runId, this.owner, this.leaseMs, this.clock.now())
+        .then((held) => held || controller.abort(new LeaseLost('lease lost to another instance')))
+        .catch((error: unknown) => logger.warn({ err: error, runId }, 'heartbeat failed'));
+    }, this.heartbeatMs);
+    heartbeat.unref();
+
+    let outcome: RunOutcome;
+    try {
+      const interpreter = new Interpreter({
+        ledger,
+        executors: this.options.executors,
+        cel: this.options.cel,
+        clock: this.clock,
+        signal: controller.signal,
+        parallelLimit: this.parallelLimit,
+        random: this.options.random,
+      });
+      outcome = { status: 'completed', finalOutput: await interpreter.run() };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        clearInterval(heartbeat);
+        await this.stopped(run, controller.signal.reason);
+        return;
+      }
+      if (!(error instanceof NodeFailedError)) logger.error({ err: error, runId }, 'run failed on an internal error');
+      outcome = { status: 'failed', errorSummary: error instanceof NodeFailedError ? error.message : `Internal error: ${String((error as Error)?.message ?? error)}` };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    await this.finish(ledger, outcome);
+  }
+
+  private async finish(ledger: RunLedger, outcome: RunOutcome): Promise<void> {
+    const { repos, logger } = this.options;
+    const finished = await repos.runs.finish(ledger.run.id, this.owner, outcome, this.clock.now());
+    if (!finished) {
+      logger.warn({ runId: ledger.run.id }, 'run could not be finished: lease lost or status changed');
+      return;
+    }
+    const payload = outcome.status === 'completed' ? {} : { errorSummary: outcome.errorSummary };
+    await ledger.eventAt(finished.eventSeq, `run.${outcome.status}`, payload);
+    logger.info({ runId: ledger.run.id, status: outcome.status }, 'run finished');
+  }
+
+  private async stopped(run: RunRecord, reason: unknown): Promise<void> {
+    if (reason instanceof Shutdown) {
+      await this.options.repos.runs.release(run.id, this.owner, this.clock.now());
+      this.options.logger.info({ runId: run.id }, 'run released at shutdown; it continues on the next claim');
+    } else {
+      this.options.logger.warn({ runId: run.id, reason: String(reason) }, 'run stopped');
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The repositories over one DocumentStore, and the start-up index creation.
+ */
+import type { DocumentStore } from '../document-collection.ts';
+import { NodeRuns } from './node-runs.ts';
+import { RunEvents } from './run-events.ts';
+import { WorkflowDefinitions } from './workflow-definitions.ts';
+import { WorkflowRuns } from './workflow-runs.ts';
+
+export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
+export { RunEvents } from './run-events.ts';
+export { WorkflowDefinitions, type WorkflowChanges } from './workflow-definitions.ts';
+export { WorkflowRuns, type NewRun, type RunOutcome } from './workflow-runs.ts';
+export { escapeRegex, newId } from './documents.ts';
+
+/** All repositories of one store. */
+export interface Repositories {
+  definitions: WorkflowDefinitions;
+  runs: WorkflowRuns;
+  nodeRuns: NodeRuns;
+  events: RunEvents;
+}
+
+/** Builds the repositories and creates their indexes (idempotent; call at start). */
+export async function openRepositories(store: DocumentStore): Promise<Repositories> {
+  const repositories: Repositories = {
+    definitions: new WorkflowDefinitions(store),
+    runs: new WorkflowRuns(store),
+    nodeRuns: new NodeRuns(store),
+    events: new RunEvents(store),
+  };
+  for (const repository of Object.values(repositories)) await repository.ensureIndexes();
+  return repositories;
+}

@@ -1,0 +1,122 @@
+/**
+ * `node_runs` repository: one document per (run, node id, iteration path), unique
+ * (index `run_node_iteration`). A retry is a new attempt on the same document.
+ */
+import type { NodeRunRecord, NodeRunStatus, NodeType } from '@switchyard/domain';
+import { toStoredUserData } from '@switchyard/domain';
+import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
+import { documentToRecord, newId, oid } from './documents.ts';
+
+export const NODE_RUNS = 'node_runs';
+const REFS = ['workflowRunId', 'workflowDefinitionId'] as const;
+
+/** Identifies a node run: the node and the loop iterations around it. */
+export interface NodeRunKey {
+  runId: string;
+  nodeId: string;
+  iterationPath: string;
+}
+
+/** What the runner knows about the node when it starts an attempt. */
+export interface NodeRunStart extends NodeRunKey {
+  workflowDefinitionId: string;
+  nodeName: string;
+  nodeType: NodeType;
+  inputSnapshot: unknown;
+}
+
+/** How an attempt or a node ended. */
+export interface NodeRunEnd {
+  status: Extract<NodeRunStatus, 'completed' | 'failed' | 'skipped' | 'cancelled'>;
+  outputSnapshot?: unknown;
+  error?: string | null;
+}
+
+export class NodeRuns {
+  private readonly collection: DocumentCollection;
+  constructor(store: DocumentStore) {
+    this.collection = store.collection(NODE_RUNS);
+  }
+
+  /** Creates the indexes this repository relies on. Idempotent. */
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ workflow_run_id: 1, node_id: 1, iteration_path: 1 }, { unique: true, name: 'run_node_iteration' });
+    await this.collection.createIndex({ workflow_definition_id: 1 }, { name: 'workflow' });
+  }
+
+  /** Every node run of a run, by start time (ties by creation order). */
+  async listByRun(runId: string): Promise<NodeRunRecord[]> {
+    const docs = await this.collection.find({ workflow_run_id: oid(runId) }, { sort: { started_at: 1, _id: 1 } });
+    return docs.map(toRecord);
+  }
+
+  /** Node runs of many runs at once, grouped by run id (for list pages). */
+  async listByRuns(runIds: readonly string[]): Promise<Map<string, NodeRunRecord[]>> {
+    const grouped = new Map<string, NodeRunRecord[]>(runIds.map((id) => [id, []]));
+    if (runIds.length === 0) return grouped;
+    const docs = await this.collection.find({ workflow_run_id: { $in: runIds.map(oid) } }, { sort: { started_at: 1, _id: 1 } });
+    for (const record of docs.map(toRecord)) grouped.get(record.workflowRunId)?.push(record);
+    return grouped;
+  }
+
+  /** One node run of a run, or null. */
+  async get(runId: string, nodeRunId: string): Promise<NodeRunRecord | null> {
+    const doc = await this.collection.findOne({ _id: oid(nodeRunId), workflow_run_id: oid(runId) });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Starts the next attempt of a node run (creating it on the first): status `running`,
+   * `attempt` + 1, the input snapshot of this attempt, previous error cleared. `started_at` is
+   * the first attempt's start.
+   */
+  async startAttempt(start: NodeRunStart, now: Date): Promise<NodeRunRecord> {
+    const doc = await this.collection.findOneAndUpdate(
+      keyFilter(start),
+      {
+        $setOnInsert: {
+          _id: oid(newId()),
+          workflow_definition_id: oid(start.workflowDefinitionId),
+          node_name: start.nodeName,
+          node_type: start.nodeType,
+          started_at: now,
+          created_at: now,
+        },
+        $set: { status: 'running', input_snapshot: toStoredUserData(start.inputSnapshot ?? null), output_snapshot: null, error: null, finished_at: null, updated_at: now },
+        $inc: { attempt: 1 },
+      },
+      { upsert: true },
+    );
+    return toRecord(doc!);
+  }
+
+  /** Records how the current attempt (or the node) ended. Returns the updated node run. */
+  async end(nodeRunId: string, end: NodeRunEnd, now: Date): Promise<NodeRunRecord | null> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(nodeRunId) },
+      {
+        $set: {
+          status: end.status,
+          output_snapshot: toStoredUserData(end.outputSnapshot ?? null),
+          error: end.error ?? null,
+          finished_at: now,
+          updated_at: now,
+        },
+      },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Deletes every node run of a workflow's runs; returns how many. */
+  async deleteByWorkflow(workflowId: string): Promise<number> {
+    return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
+  }
+}
+
+function keyFilter(key: NodeRunKey): Document {
+  return { workflow_run_id: oid(key.runId), node_id: key.nodeId, iteration_path: key.iterationPath };
+}
+
+function toRecord(doc: Document): NodeRunRecord {
+  return documentToRecord<NodeRunRecord>(doc, REFS);
+}
