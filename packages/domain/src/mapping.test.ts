@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { camelToSnake, fromDocument, snakeToCamel, toDocument } from './mapping.ts';
+
+describe('mapping', () => {
+  it('converts our keys between camelCase and snake_case', () => {
+    expect(camelToSnake('backoffBaseSeconds')).toBe('backoff_base_seconds');
+    expect(snakeToCamel('backoff_base_seconds')).toBe('backoffBaseSeconds');
+    expect(snakeToCamel('a2a_pool')).toBe('a2aPool');
+    expect(camelToSnake('a2aPool')).toBe('a2a_pool');
+    expect(snakeToCamel('_id')).toBe('_id');
+  });
+
+  it('renames nested structure keys but never the keys of user data', () => {
+    const node = {
+      nodeType: 'step',
+      stepConfig: { maxRetries: 1 },
+      config: { someKey: { innerKey: 1 }, list: [{ camelCase: true }] },
+      trueSteps: [{ conditionCel: 'x', config: { keepMe: 1 } }],
+    };
+    const doc = toDocument(node);
+    expect(doc).toEqual({
+      node_type: 'step',
+      step_config: { max_retries: 1 },
+      config: { someKey: { innerKey: 1 }, list: [{ camelCase: true }] },
+      true_steps: [{ condition_cel: 'x', config: { keepMe: 1 } }],
+    });
+    expect(fromDocument(doc)).toEqual(node);
+  });
+
+  it('escapes $ and . in user keys reversibly, leaving ordinary keys readable', () => {
+    const input = { initialInput: { $where: 1, 'a.b': { '~x': 2, plain: 3 }, 'mixed$.~': [{ 'k.k': 1 }] } };
+    const doc = toDocument<Record<string, Record<string, unknown>>>(input);
+    const stored = doc.initial_input!;
+    expect(Object.keys(stored)).toEqual(['~dwhere', 'a~pb', 'mixed~d~p~t']);
+    expect(JSON.stringify(stored)).not.toMatch(/"[^"]*[.$][^"]*":/);
+    expect(fromDocument(doc)).toEqual(input);
+  });
+
+  it('passes Dates and class instances (ObjectIds) through and drops undefined fields', () => {
+    class ObjectIdLike {
+      readonly hex = '0123456789abcdef01234567';
+    }
+    const id = new ObjectIdLike();
+    const at = new Date('2024-01-01T00:00:00Z');
+    expect(toDocument({ runId: id, startedAt: at, gone: undefined })).toEqual({ run_id: id, started_at: at });
+  });
+});
