@@ -1,0 +1,101 @@
+/**
+ * JSON data in, CEL values out. Workflow data is JSON, so the mapping is:
+ * - `null`, booleans and strings map to CEL null, bool and string;
+ * - every number maps to a CEL `double`, integers included (see `cel-engine.ts` for what that
+ *   means in expressions);
+ * - arrays map to lists; plain objects map to maps with string keys. Properties whose value is
+ *   `undefined` are absent and `undefined` array elements are `null`, as in `JSON.stringify`.
+ * Anything else (bigint, functions, symbols, `Date`, `Map`, class instances) is rejected with an
+ * Error naming the path of the value (`input.when`), when evaluation reaches it.
+ *
+ * Objects are converted lazily, one property at a time as the expression reads them, so an
+ * expression that reads one field of a large run context does not copy the whole context.
+ * Keys are looked up as own properties only: `input.constructor` or `input.__proto__` find the
+ * data's own keys of that name or nothing, never JavaScript prototype members.
+ */
+import { celList, celMap } from '@bufbuild/cel';
+import type { CelInput, CelUint } from '@bufbuild/cel';
+import { childPath } from './json-path.ts';
+import { isPlainObject } from './plain-object.ts';
+
+/**
+ * Converts variable values into CEL bindings by name. Variables whose value is `undefined` are
+ * left out. The returned record has no prototype, so only these names resolve.
+ * @throws Error when a variable's value itself is not a JSON value (nested values fail lazily).
+ */
+export function toCelBindings(variables: Readonly<Record<string, unknown>>): Record<string, CelInput> {
+  const bindings: Record<string, CelInput> = Object.create(null) as Record<string, CelInput>;
+  for (const [name, value] of Object.entries(variables)) {
+    if (value !== undefined) bindings[name] = toCelValue(value, name);
+  }
+  return bindings;
+}
+
+/** Converts the JSON value at `path`; nested objects become lazy maps. */
+function toCelValue(value: unknown, path: string): CelInput {
+  switch (typeof value) {
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return value;
+    case 'object':
+      if (value === null) return null;
+      if (Array.isArray(value)) return celList(value.map((element: unknown, index) => toCelValue(element ?? null, childPath(path, index))));
+      if (isPlainObject(value)) return celMap(new JsonObjectMap(value, path));
+      throw new Error(`${path} is not a JSON value (${value.constructor?.name ?? 'object'})`);
+    default:
+      throw new Error(`${path} is not a JSON value (${typeof value})`);
+  }
+}
+
+type CelMapKey = bigint | string | boolean | CelUint;
+
+/** A read-only map view of a plain object's own, defined properties, converting values on access. */
+class JsonObjectMap implements ReadonlyMap<CelMapKey, CelInput> {
+  readonly #object: Readonly<Record<string, unknown>>;
+  readonly #path: string;
+  #keys: readonly string[] | undefined;
+
+  constructor(object: Readonly<Record<string, unknown>>, path: string) {
+    this.#object = object;
+    this.#path = path;
+  }
+
+  get size(): number {
+    return this.#definedKeys().length;
+  }
+
+  get(key: CelMapKey): CelInput | undefined {
+    if (!this.has(key)) return undefined;
+    return toCelValue(this.#object[key as string], childPath(this.#path, key as string));
+  }
+
+  has(key: CelMapKey): boolean {
+    return typeof key === 'string' && Object.hasOwn(this.#object, key) && this.#object[key] !== undefined;
+  }
+
+  keys(): MapIterator<string> {
+    return this.#definedKeys().values();
+  }
+
+  *values(): MapIterator<CelInput> {
+    for (const key of this.#definedKeys()) yield this.get(key) as CelInput;
+  }
+
+  *entries(): MapIterator<[string, CelInput]> {
+    for (const key of this.#definedKeys()) yield [key, this.get(key) as CelInput];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, CelInput]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: CelInput, key: CelMapKey, map: ReadonlyMap<CelMapKey, CelInput>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+
+  #definedKeys(): readonly string[] {
+    this.#keys ??= Object.keys(this.#object).filter((key) => this.#object[key] !== undefined);
+    return this.#keys;
+  }
+}
