@@ -1,0 +1,95 @@
+/**
+ * Built-in executors, for tests and benchmarks only: they have no side effects and need no
+ * configuration. Every registry holds them as `builtin.echo`, `builtin.fail` and `builtin.sleep`; a
+ * registry file may add aliases (`{ "kind": "builtin", "name": "echo" }`).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { cancelledError } from './abort.ts';
+import { ExecutorError } from './types.ts';
+import type { Executor, ExecutorCall } from './types.ts';
+
+/** Names of the built-in executors. */
+export const BUILTIN_NAMES = ['echo', 'fail', 'sleep'] as const;
+
+/** One of {@link BUILTIN_NAMES}. */
+export type BuiltinName = (typeof BUILTIN_NAMES)[number];
+
+/** True when `name` is one of {@link BUILTIN_NAMES}. */
+export function isBuiltinName(name: unknown): name is BuiltinName {
+  return (BUILTIN_NAMES as readonly unknown[]).includes(name);
+}
+
+/** Default `arguments.ms` of `sleep`, in milliseconds. */
+export const DEFAULT_SLEEP_MS = 100;
+
+/** Largest delay Node timers accept (ms); longer ones would fire after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What `echo` (and `fail`/`sleep` once they succeed) resolve with. */
+export interface EchoOutput {
+  arguments: Record<string, unknown>;
+  input: unknown;
+}
+
+type BuiltinHandler = (call: ExecutorCall) => Promise<unknown>;
+
+const HANDLERS: Record<BuiltinName, BuiltinHandler> = {
+  /** Resolves with `{ arguments, input }`. */
+  echo: async (call) => echo(call),
+
+  /**
+   * Rejects with a retryable ExecutorError. With `arguments.times` (number), only attempts
+   * `<= times` fail and later ones succeed like echo. Message: `arguments.message` if a string.
+   */
+  fail: async (call) => {
+    const times = optionalNumber(call.arguments, 'times');
+    if (times !== undefined && call.attempt > times) return echo(call);
+    const message = call.arguments['message'];
+    throw new ExecutorError(typeof message === 'string' ? message : `builtin fail: attempt ${call.attempt} failed`, {
+      retryable: true,
+    });
+  },
+
+  /**
+   * Waits `arguments.ms` milliseconds (default 100), then resolves like echo. Rejects at once with
+   * a non-retryable ExecutorError('cancelled') when the call's signal aborts; the timer is cleared.
+   */
+  sleep: async (call) => {
+    const ms = optionalNumber(call.arguments, 'ms') ?? DEFAULT_SLEEP_MS;
+    if (ms < 0 || ms > MAX_TIMER_MS) {
+      throw new ExecutorError(`builtin sleep: arguments.ms must be between 0 and ${MAX_TIMER_MS}, got ${ms}`, {
+        retryable: false,
+      });
+    }
+    try {
+      await delay(ms, undefined, { signal: call.signal });
+    } catch (error) {
+      if (call.signal.aborted) throw cancelledError(call.signal);
+      throw error;
+    }
+    return echo(call);
+  },
+};
+
+/**
+ * Creates the built-in executor `name` under registry key `key`.
+ * Bad arguments (e.g. a non-number `times` or `ms`) reject with a non-retryable ExecutorError.
+ */
+export function createBuiltinExecutor(key: string, name: BuiltinName): Executor {
+  const handler = HANDLERS[name];
+  return { kind: 'builtin', key, invoke: handler };
+}
+
+function echo(call: ExecutorCall): EchoOutput {
+  return { arguments: call.arguments, input: call.input };
+}
+
+/** `args[name]` when it is a finite number, undefined when absent; anything else is rejected. */
+function optionalNumber(args: Record<string, unknown>, name: string): number | undefined {
+  const value = args[name];
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw new ExecutorError(`arguments.${name} must be a finite number, got ${JSON.stringify(value)}`, {
+    retryable: false,
+  });
+}

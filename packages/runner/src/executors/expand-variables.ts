@@ -1,0 +1,43 @@
+/** Variables available to `${...}` references, by name; undefined means unset. */
+export type Variables = Readonly<Record<string, string | undefined>>;
+
+/** The outcome of {@link expandVariables}: the expanded text, or why it could not be expanded. */
+export type Expansion = { ok: true; value: string } | { ok: false; problems: string[] };
+
+const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+
+/**
+ * Expands variable references in `text`:
+ * - `${NAME}`: the value of NAME (may be empty); a problem when NAME is unset.
+ * - `${NAME:-default}`: the value of NAME, or `default` when NAME is unset or empty. The default is
+ *   literal text: it is not expanded itself and cannot contain `}`.
+ * A `$` not followed by `{` is kept as is. Malformed references (`${}`, `${1X}`, an unclosed `${`)
+ * are problems. Never throws.
+ */
+export function expandVariables(text: string, variables: Variables): Expansion {
+  const problems: string[] = [];
+  let value = '';
+  let index = 0;
+  for (let start = text.indexOf('${'); start !== -1; start = text.indexOf('${', index)) {
+    value += text.slice(index, start);
+    const end = text.indexOf('}', start + 2);
+    if (end === -1) {
+      problems.push(`unclosed variable reference "${text.slice(start)}"`);
+      return { ok: false, problems };
+    }
+    const reference = text.slice(start + 2, end);
+    const match = REFERENCE.exec(reference);
+    if (match === null) {
+      problems.push(`malformed variable reference "\${${reference}}" (expected \${NAME} or \${NAME:-default})`);
+    } else {
+      const [, name = '', fallback] = match;
+      const current = variables[name];
+      if (fallback !== undefined) value += current === undefined || current === '' ? fallback : current;
+      else if (current !== undefined) value += current;
+      else problems.push(`environment variable ${name} is not set (write \${${name}:-default} to allow a default)`);
+    }
+    index = end + 1;
+  }
+  value += text.slice(index);
+  return problems.length === 0 ? { ok: true, value } : { ok: false, problems };
+}

@@ -1,0 +1,111 @@
+/**
+ * One pooled connection per MCP server, opened on first use and shared by every call and every
+ * executor naming that server. Concurrent first calls share one connect. A connection that ends
+ * (server exit, transport failure, or {@link McpConnectionPool.discard}) is forgotten, so the next
+ * call connects again.
+ */
+import { describeTarget } from './mcp-transport.ts';
+import { McpConnection } from './mcp-connection.ts';
+import type { ExecutorLogger } from './logger.ts';
+import type { McpServerTarget } from './registry-config.ts';
+import { ExecutorError } from './types.ts';
+
+interface PoolEntry {
+  /** Settles when the connect finishes; rejected entries are removed from the pool. */
+  readonly ready: Promise<McpConnection>;
+  /** Set once connected. */
+  connection?: McpConnection;
+}
+
+/** The MCP connections of one executor registry. */
+export class McpConnectionPool {
+  readonly #targets: ReadonlyMap<string, McpServerTarget>;
+  readonly #logger: ExecutorLogger;
+  readonly #entries = new Map<string, PoolEntry>();
+  /** Closes of discarded connections still under way; {@link close} waits for them too. */
+  readonly #discarding = new Set<Promise<void>>();
+  #closed = false;
+
+  /** `targets`: the configured servers by name. Nothing is started until {@link acquire}. */
+  constructor(targets: ReadonlyMap<string, McpServerTarget>, logger: ExecutorLogger) {
+    this.#targets = targets;
+    this.#logger = logger;
+  }
+
+  /**
+   * The live connection to `server`, connecting first when there is none.
+   * @throws ExecutorError retryable when connecting fails (see {@link McpConnection.open});
+   * not retryable when `server` is not configured or the pool is closed.
+   */
+  acquire(server: string): Promise<McpConnection> {
+    if (this.#closed) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
+    const existing = this.#entries.get(server);
+    if (existing !== undefined) return existing.ready;
+    const target = this.#targets.get(server);
+    if (target === undefined) {
+      return Promise.reject(new ExecutorError(`no MCP server "${server}" is configured`, { retryable: false }));
+    }
+    const entry: PoolEntry = { ready: this.#connect(server, target) };
+    entry.ready.then(
+      (connection) => {
+        // The server may already have gone away between the handshake and now.
+        if (connection.closed) this.#forget(server, entry);
+        else entry.connection = connection;
+      },
+      () => this.#forget(server, entry),
+    );
+    this.#entries.set(server, entry);
+    return entry.ready;
+  }
+
+  /**
+   * Drops `connection` after a transport-level failure and closes it, so that the next call
+   * reconnects instead of reusing a broken session. No-op for a connection already replaced.
+   */
+  discard(connection: McpConnection): void {
+    const entry = this.#entries.get(connection.server);
+    if (entry?.connection === connection) this.#forget(connection.server, entry);
+    const closing = connection.close();
+    this.#discarding.add(closing);
+    void closing.finally(() => this.#discarding.delete(closing));
+  }
+
+  /**
+   * Closes every connection, including ones still connecting or being discarded, and refuses new
+   * ones. Resolves once spawned servers have exited (or were killed). Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.all([
+      ...entries.map((entry) => entry.ready.then((connection) => connection.close(), () => undefined)),
+      ...this.#discarding,
+    ]);
+  }
+
+  async #connect(server: string, target: McpServerTarget): Promise<McpConnection> {
+    const started = performance.now();
+    const description = describeTarget(target);
+    this.#logger.debug({ server, target: description }, 'connecting to MCP server');
+    try {
+      const connection = await McpConnection.open(server, target, {
+        logger: this.#logger,
+        onClose: (closed) => {
+          const entry = this.#entries.get(server);
+          if (entry?.connection === closed) this.#forget(server, entry);
+        },
+      });
+      const ms = Math.round(performance.now() - started);
+      this.#logger.info({ server, target: description, pid: connection.pid, ms }, 'MCP server connected');
+      return connection;
+    } catch (error) {
+      this.#logger.error({ server, target: description, err: error }, 'MCP server connection failed');
+      throw error;
+    }
+  }
+
+  #forget(server: string, entry: PoolEntry): void {
+    if (this.#entries.get(server) === entry) this.#entries.delete(server);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Builds the SDK client transport for one configured MCP server: a spawned child process over
+ * stdio, or Streamable HTTP. A child's stderr goes to the logger (debug), never to our stdout, and
+ * its last lines are kept for error messages.
+ */
+import type { Readable } from 'node:stream';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ExecutorLogger } from './logger.ts';
+import type { McpServerTarget } from './registry-config.ts';
+
+/** A transport to one server (not started: `Client.connect` starts it) plus its process details. */
+export interface ServerTransport {
+  readonly transport: Transport;
+  /** Pid of the spawned server once started (stdio); null for HTTP or when not running. */
+  pid(): number | null;
+  /** The server's last stderr lines joined with newlines (stdio), `''` if none. */
+  stderrTail(): string;
+}
+
+/** How many stderr lines, of at most how many characters, are kept for error messages. */
+const TAIL_LINES = 20;
+const MAX_LINE_CHARS = 500;
+/** Output without a newline is emitted as a line once it grows past this many characters. */
+const MAX_PENDING_CHARS = 64 * 1024;
+
+/** Describes a target for logs and errors, without secrets: `stdio: <command> <args>` or `http: <url>`. */
+export function describeTarget(target: McpServerTarget): string {
+  if (target.transport === 'http') return `http: ${target.url.origin}${target.url.pathname}`;
+  return `stdio: ${[target.command, ...target.args].join(' ')}`;
+}
+
+/** Creates (does not start) the transport for server `server`. */
+export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger): ServerTransport {
+  if (target.transport === 'http') {
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers } });
+    return { transport, pid: () => null, stderrTail: () => '' };
+  }
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    env: target.env,
+    cwd: target.cwd,
+    stderr: 'pipe',
+  });
+  const tail: string[] = [];
+  // With stderr 'pipe' the SDK hands out the stream before start, so no early output is lost.
+  forEachLine(transport.stderr as Readable, (line) => {
+    tail.push(line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}...` : line);
+    if (tail.length > TAIL_LINES) tail.shift();
+    logger.debug({ server, pid: transport.pid, line }, 'MCP server stderr');
+  });
+  return { transport, pid: () => transport.pid, stderrTail: () => tail.join('\n') };
+}
+
+/** Calls `onLine` for every non-empty line of `stream` (UTF-8), the last one even without a newline. */
+function forEachLine(stream: Readable, onLine: (line: string) => void): void {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split(/\r?\n/);
+    partial = lines.pop() ?? '';
+    if (partial.length > MAX_PENDING_CHARS) {
+      lines.push(partial);
+      partial = '';
+    }
+    for (const line of lines) if (line.trim() !== '') onLine(line);
+  });
+  stream.on('end', () => {
+    if (partial.trim() !== '') onLine(partial);
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Executor kind `mcp`: calls one tool of one MCP server through the registry's connection pool.
+ *
+ * - Arguments are the step's evaluated `config`, checked against the tool's `inputSchema` first.
+ * - Output snapshot: the result's `structuredContent` when present, else `{ content: [...blocks] }`.
+ * - Failures (all ExecutorError):
+ *   - not retryable: unknown tool, arguments invalid for the schema, a request the server rejects
+ *     as malformed (JSON-RPC invalid params / request, method not found), cancellation via
+ *     `call.signal` (message `cancelled`);
+ *   - retryable: the tool's own error result (`isError`; message = its text), timeouts, connect
+ *     and transport failures (the broken connection is dropped and the next call reconnects).
+ */
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { abortable, cancelledError } from './abort.ts';
+import { errorMessage } from './error-message.ts';
+import type { ExecutorLogger } from './logger.ts';
+import type { McpConnection } from './mcp-connection.ts';
+import type { McpConnectionPool } from './mcp-pool.ts';
+import type { McpExecutorConfig } from './registry-config.ts';
+import { formatArgumentProblems } from './tool-arguments.ts';
+import { ExecutorError } from './types.ts';
+import type { Executor, ExecutorCall } from './types.ts';
+
+/** JSON-RPC errors meaning the request itself is wrong: sending it again cannot succeed. */
+const NON_RETRYABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.InvalidParams,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+]);
+
+/**
+ * Creates the executor `key` calling `config.tool` on `config.server`, each call limited to
+ * `config.timeoutMs` milliseconds. Connections come from `pool`; nothing connects until invoked.
+ */
+export function createMcpExecutor(
+  key: string,
+  config: Required<McpExecutorConfig>,
+  pool: McpConnectionPool,
+  logger: ExecutorLogger,
+): Executor {
+  const { server, tool, timeoutMs } = config;
+  const subject = `MCP tool "${tool}" of server "${server}"`;
+
+  async function call(connection: McpConnection, request: ExecutorCall): Promise<unknown> {
+    const prepared = await abortable(connection.prepare(tool), request.signal);
+    if (prepared === undefined) {
+      const available = [...(await connection.tools()).keys()].sort().join(', ');
+      throw new ExecutorError(`MCP server "${server}" has no tool "${tool}" (available: ${available || 'none'})`, {
+        retryable: false,
+        details: { server, tool },
+      });
+    }
+    const problems = prepared.validate?.(request.arguments) ?? [];
+    if (problems.length > 0) {
+      throw new ExecutorError(`invalid arguments for ${subject}: ${formatArgumentProblems(problems)}`, {
+        retryable: false,
+        details: { server, tool, problems },
+      });
+    }
+    logger.debug({ executor: key, server, tool, ...request.context, attempt: request.attempt }, 'calling MCP tool');
+    // The default result schema (CallToolResultSchema) guarantees the current result shape.
+    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments }, undefined, {
+      signal: request.signal,
+      timeout: timeoutMs,
+    })) as CallToolResult;
+    if (result.isError === true) {
+      throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
+        retryable: true,
+        details: { server, tool, content: result.content },
+      });
+    }
+    return result.structuredContent ?? { content: result.content };
+  }
+
+  /** Maps anything thrown by a call to an ExecutorError; drops the connection on transport failures. */
+  function failure(error: unknown, connection: McpConnection, request: ExecutorCall): ExecutorError {
+    if (error instanceof ExecutorError) return error;
+    // The SDK rejects aborted requests with an McpError; report them as cancellations.
+    if (request.signal.aborted) return cancelledError(request.signal);
+    const details = { server, tool };
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        const data: unknown = error.data;
+        const after = isRecord(data) && typeof data['timeout'] === 'number' ? ` after ${data['timeout']} ms` : '';
+        return new ExecutorError(`${subject} timed out${after}`, { retryable: true, cause: error, details });
+      }
+      if (error.code === ErrorCode.ConnectionClosed) pool.discard(connection);
+      const retryable = !NON_RETRYABLE_CODES.has(error.code);
+      return new ExecutorError(`${subject} failed: ${error.message}`, { retryable, cause: error, details });
+    }
+    // Not a protocol answer: the transport broke (process gone, network, HTTP status). Reconnect next time.
+    pool.discard(connection);
+    return new ExecutorError(`${subject} failed: ${errorMessage(error)}`, { retryable: true, cause: error, details });
+  }
+
+  return {
+    kind: 'mcp',
+    key,
+    async invoke(request: ExecutorCall): Promise<unknown> {
+      const connection = await abortable(pool.acquire(server), request.signal);
+      try {
+        return await call(connection, request);
+      } catch (error) {
+        throw failure(error, connection, request);
+      }
+    },
+  };
+}
+
+/** The text blocks of a tool result, joined with newlines. */
+function errorText(result: CallToolResult): string {
+  return result.content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('\n')
+    .trim();
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

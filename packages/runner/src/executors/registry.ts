@@ -1,0 +1,105 @@
+/**
+ * The executor registry: loads and validates the registry file, then maps executor keys to
+ * executors. Loading spawns and connects nothing; MCP servers are connected on first use.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBuiltinExecutor } from './builtin.ts';
+import { errorMessage } from './error-message.ts';
+import { silentLogger } from './logger.ts';
+import type { ExecutorLogger } from './logger.ts';
+import { createMcpExecutor } from './mcp.ts';
+import { McpConnectionPool } from './mcp-pool.ts';
+import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
+import type { RegistryConfig, ResolvedExecutorConfig } from './registry-config.ts';
+import { ExecutorError } from './types.ts';
+import type { Executor, ExecutorRegistry } from './types.ts';
+
+/** The example registry (`examples/executors.json` of the repository), used when none is named. */
+export const DEFAULT_REGISTRY_FILE = fileURLToPath(new URL('../../../../examples/executors.json', import.meta.url));
+
+/** Environment variable naming the registry file. */
+export const REGISTRY_FILE_ENV = 'SWITCHYARD_EXECUTORS';
+
+/** Options shared by {@link loadExecutorRegistry} and {@link createExecutorRegistry}. */
+export interface RegistryOptions {
+  /** Receives connection events, MCP server stderr (debug) and failures; default: silent. */
+  logger?: ExecutorLogger;
+  /** For `${VAR}` expansion (including `DATA_DIR`) and inherited by stdio servers; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Options of {@link loadExecutorRegistry}. */
+export interface LoadRegistryOptions extends RegistryOptions {
+  /**
+   * The registry JSON file, relative to `process.cwd()` or absolute. Default: env
+   * `SWITCHYARD_EXECUTORS` when set and not empty, else {@link DEFAULT_REGISTRY_FILE}.
+   */
+  file?: string;
+}
+
+/** Options of {@link createExecutorRegistry}. */
+export interface CreateRegistryOptions extends RegistryOptions {
+  /** Directory relative paths and `${REGISTRY_DIR}` refer to (the registry file's directory). */
+  baseDir: string;
+  /** Names the registry in error messages; default `baseDir`. */
+  source?: string;
+}
+
+/**
+ * Reads, validates and builds the executor registry from a JSON file (see `RegistryConfig`).
+ * @throws RegistryConfigError listing every problem (with its JSON path) when the file is invalid,
+ * including malformed JSON; Error when it cannot be read.
+ */
+export async function loadExecutorRegistry(options: LoadRegistryOptions = {}): Promise<ExecutorRegistry> {
+  const env = options.env ?? process.env;
+  const file = path.resolve(options.file || env[REGISTRY_FILE_ENV] || DEFAULT_REGISTRY_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read executor registry ${file}: ${errorMessage(error)}`, { cause: error });
+  }
+  let config: RegistryConfig;
+  try {
+    config = JSON.parse(text) as RegistryConfig;
+  } catch (error) {
+    throw new RegistryConfigError(file, [`$: malformed JSON: ${errorMessage(error)}`]);
+  }
+  const registry = createExecutorRegistry(config, { ...options, env, baseDir: path.dirname(file), source: file });
+  options.logger?.info({ file, executors: registry.keys().length }, 'executor registry loaded');
+  return registry;
+}
+
+/**
+ * Builds a registry from a config object (tests, or a config read elsewhere). It holds the
+ * built-ins `builtin.echo`, `builtin.fail`, `builtin.sleep` plus every configured executor.
+ * @throws RegistryConfigError listing every problem when `config` is invalid (it is checked at run
+ * time, so untyped JSON may be passed).
+ */
+export function createExecutorRegistry(config: RegistryConfig, options: CreateRegistryOptions): ExecutorRegistry {
+  const logger = options.logger ?? silentLogger;
+  const resolved = resolveRegistryConfig(config, {
+    baseDir: options.baseDir,
+    env: options.env ?? process.env,
+    source: options.source ?? options.baseDir,
+  });
+  const pool = new McpConnectionPool(resolved.servers, logger);
+  const build = (key: string, entry: ResolvedExecutorConfig): Executor =>
+    entry.kind === 'mcp' ? createMcpExecutor(key, entry, pool, logger) : createBuiltinExecutor(key, entry.name);
+  const executors = new Map([...resolved.executors].map(([key, entry]) => [key, build(key, entry)]));
+  const keys = [...executors.keys()].sort();
+  let closing: Promise<void> | undefined;
+
+  return {
+    has: (key) => executors.has(key),
+    get(key) {
+      const executor = executors.get(key);
+      if (executor === undefined) throw new ExecutorError(`unknown executor key "${key}"`, { retryable: false });
+      return executor;
+    },
+    keys: () => [...keys],
+    close: () => (closing ??= pool.close()),
+  };
+}
