@@ -6,9 +6,11 @@ import { countNodes, normalizeCanvas, normalizeDefinition, type DefinitionChecks
 const checks: DefinitionChecks = {
   hasExecutor: (key) => ['echo', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'].includes(key),
   checkExpression: (expression) => (expression.includes('@') ? `syntax error in '${expression}'` : null),
-  configExpressions: (config) =>
+  checkConfig: (config) =>
     Object.entries(config).flatMap(([key, value]) =>
-      value && typeof value === 'object' && '$cel' in value ? [{ path: `config.${key}`, expression: String((value as { $cel: unknown }).$cel) }] : [],
+      value && typeof value === 'object' && '$cel' in value && String((value as { $cel: unknown }).$cel).includes('@')
+        ? [`config.${key}: syntax error in '${String((value as { $cel: unknown }).$cel)}'`]
+        : [],
     ),
 };
 

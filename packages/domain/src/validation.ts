@@ -32,8 +32,8 @@ export interface DefinitionChecks {
   hasExecutor(key: string): boolean;
   /** Null when `expression` is valid as `kind`, else a message saying what is wrong. */
   checkExpression(expression: string, kind: ExpressionKind): string | null;
-  /** Every `$cel` expression inside a step `config`, with its JSON path (e.g. `config.user.email`). */
-  configExpressions(config: Record<string, unknown>): Array<{ path: string; expression: string }>;
+  /** Problems of the `$cel` expressions inside a step `config`, each as `<json path>: <message>`. */
+  checkConfig(config: Record<string, unknown>): string[];
 }
 
 /** Bounds that keep one definition reasonable to store and interpret. */
@@ -123,10 +123,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
 
   if (type === 'step') {
     checkStepExecutors(executorKey, a2aPool, ctx.checks, problem);
-    for (const { path: exprPath, expression } of ctx.checks.configExpressions(config as Record<string, unknown>)) {
-      const error = ctx.checks.checkExpression(expression, 'argument');
-      if (error) problem(`${exprPath}: ${error}`);
-    }
+    for (const message of ctx.checks.checkConfig(config as Record<string, unknown>)) problem(message);
   } else {
     if (executorKey !== null) problem(`${type} nodes must not define executorKey`);
     if (a2aPool.length > 0) problem(`${type} nodes must not define a2aPool`);

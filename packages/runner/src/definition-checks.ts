@@ -3,10 +3,10 @@
  * exist, does a CEL expression compile with the variables of its place.
  */
 import type { DefinitionChecks, ExpressionKind } from '@switchyard/domain';
-import { ROUTER_VARIABLES, STEP_VARIABLES, listArgumentExpressions, type CelEngine } from './cel/index.ts';
+import { ROUTER_VARIABLES, STEP_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 
-/** Router selectors also see `step_choices`; every other expression sees the step context. */
+/** Router selectors also see `step_choices`; every other expression (conditions, loop ends) sees the step context. */
 function variablesFor(kind: ExpressionKind): readonly string[] {
   return kind === 'router' ? ROUTER_VARIABLES : STEP_VARIABLES;
 }
@@ -19,6 +19,6 @@ export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine): D
       const result = cel.check(expression, variablesFor(kind));
       return result.ok ? null : result.message;
     },
-    configExpressions: (config) => listArgumentExpressions(config),
+    checkConfig: (config) => checkArgumentExpressions(config, STEP_VARIABLES, cel).map(({ path, message }) => `${path}: ${message}`),
   };
 }

@@ -147,7 +147,7 @@ export class Interpreter {
     const policy: StepConfig = node.stepConfig ?? STEP_CONFIG_DEFAULTS;
     let args: Record<string, unknown>;
     try {
-      args = resolveArguments(node.config, this.variables(scope), this.deps.cel);
+      args = resolveArguments(node.config as Record<string, unknown>, this.variables(scope), this.deps.cel);
     } catch (error) {
       const nodeRun = await ledger.start(node, scope.iterationPath, null);
       return this.giveUp(node, nodeRun, policy, messageOf(error));

@@ -87,7 +87,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     },
     async (request, reply) => {
       await deleteWorkflow(services, request.params.workflow_id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
