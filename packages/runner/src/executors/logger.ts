@@ -1,14 +1,7 @@
-/**
- * The logging surface the executors need. It is pino's `(obj, msg)` call shape, so a `pino.Logger`
- * (or a child of one) can be passed as is; tests pass a recording object. Same shape as the
- * runner's `Logger`, so either can be passed where the other is expected.
- */
-export interface ExecutorLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { Logger } from '../logger.ts';
+
+/** The logging surface the executors need: the runner's pino-shaped {@link Logger}. */
+export type ExecutorLogger = Logger;
 
 const ignore = (): void => {};
 

@@ -1,0 +1,136 @@
+/**
+ * Test support for the runner: an in-memory embedded store with repositories, a registry of the
+ * built-in executors that counts calls, and helpers to create and run workflows. Not exported
+ * from the package; tests import it directly.
+ */
+import { tmpdir } from 'node:os';
+import pino from 'pino';
+import { normalizeDefinition, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { CelEngine } from '../cel/index.ts';
+import { definitionChecks } from '../definition-checks.ts';
+import { RunEngine, type RunEngineOptions } from '../engine.ts';
+import { createExecutorRegistry } from '../executors/registry.ts';
+import type { ExecutorRegistry } from '../executors/types.ts';
+
+/** A registry wrapper that records every invocation's executor key and arguments. */
+export class CountingRegistry implements ExecutorRegistry {
+  readonly calls: Array<{ key: string; arguments: Record<string, unknown>; attempt: number }> = [];
+  constructor(private readonly inner: ExecutorRegistry) {}
+  has(key: string) {
+    return this.inner.has(key);
+  }
+  keys() {
+    return this.inner.keys();
+  }
+  close() {
+    return this.inner.close();
+  }
+  get(key: string) {
+    const executor = this.inner.get(key);
+    return {
+      kind: executor.kind,
+      key: executor.key,
+      invoke: (call: Parameters<typeof executor.invoke>[0]) => {
+        this.calls.push({ key, arguments: call.arguments, attempt: call.attempt });
+        return executor.invoke(call);
+      },
+    };
+  }
+  /** Number of calls made with `key`. */
+  count(key: string): number {
+    return this.calls.filter((c) => c.key === key).length;
+  }
+}
+
+export interface Harness {
+  store: DocumentStore;
+  repos: Repositories;
+  executors: CountingRegistry;
+  cel: CelEngine;
+  engine: RunEngine;
+  /** Normalizes nodes (as the API would) and stores an enabled workflow. */
+  createWorkflow(nodes: WorkflowNodeInput[]): Promise<{ id: string; nodes: WorkflowNode[] }>;
+  /** Creates a run of `workflowId` with `input` and executes it to the end. */
+  runToEnd(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
+  /** Creates a pending run without starting it. */
+  createRun(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
+  /** Builds another engine on the same store (a second instance, or a restarted process). */
+  newEngine(options?: Partial<RunEngineOptions>): RunEngine;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh in-memory harness. `engineOptions` tune the engine (lease, clock, ...). */
+export async function openHarness(engineOptions: Partial<RunEngineOptions> = {}): Promise<Harness> {
+  const store = await openEmbeddedStore({ dataDir: null });
+  const repos = await openRepositories(store);
+  const executors = new CountingRegistry(
+    createExecutorRegistry(
+      {
+        executors: {
+          echo: { kind: 'builtin', name: 'echo' },
+          fail: { kind: 'builtin', name: 'fail' },
+          sleep: { kind: 'builtin', name: 'sleep' },
+        },
+      },
+      { baseDir: tmpdir() },
+    ),
+  );
+  const cel = new CelEngine();
+  const logger = pino({ level: 'silent' });
+  const engines: RunEngine[] = [];
+  const newEngine = (options: Partial<RunEngineOptions> = {}) => {
+    const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0, ...engineOptions, ...options });
+    engines.push(engine);
+    return engine;
+  };
+  const engine = newEngine();
+  const checks = definitionChecks(executors, cel);
+  let counter = 0;
+
+  const createRun = async (workflowId: string, input: Record<string, unknown> = {}) => {
+    const workflow = (await repos.definitions.get(workflowId))!;
+    return repos.runs.create(
+      {
+        workflowDefinitionId: workflow.id,
+        workflowVersion: workflow.version,
+        triggerSource: 'test',
+        initialInput: input,
+        definitionSnapshot: { name: workflow.name, description: null, canvas: workflow.canvas, nodes: workflow.nodes },
+        parentRunId: null,
+        resolvedDependencies: [],
+        triggeringUserId: null,
+        triggeringUsername: null,
+        triggeringScopes: [],
+      },
+      new Date(),
+    );
+  };
+
+  return {
+    store,
+    repos,
+    executors,
+    cel,
+    engine,
+    newEngine,
+    createRun,
+    async createWorkflow(nodeInputs) {
+      const nodes = normalizeDefinition(nodeInputs, checks);
+      const record = await repos.definitions.create({ name: `wf-${++counter}`, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes }, new Date());
+      await repos.definitions.update(record.id, { enabled: true }, false, new Date());
+      return { id: record.id, nodes };
+    },
+    async runToEnd(workflowId, input = {}) {
+      const run = await createRun(workflowId, input);
+      engine.start(run.id);
+      await engine.idle();
+      return (await repos.runs.get(run.id))!;
+    },
+    async close() {
+      for (const e of engines) await e.close();
+      await executors.close();
+      await store.close();
+    },
+  };
+}
