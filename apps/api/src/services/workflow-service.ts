@@ -88,7 +88,7 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
       workflowDefinitionId: workflow.id,
       workflowVersion: workflow.version,
       triggerSource: body.triggerSource ?? 'manual',
-      initialInput: body.initialInput ?? {},
+      initialInput: (body.initialInput ?? {}) as Record<string, unknown>,
       definitionSnapshot: { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes },
       parentRunId,
       resolvedDependencies,

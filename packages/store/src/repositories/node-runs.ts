@@ -5,7 +5,7 @@
 import type { NodeRunRecord, NodeRunStatus, NodeType } from '@switchyard/domain';
 import { toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
-import { documentToRecord, newId, oid } from './documents.ts';
+import { documentToRecord, oid } from './documents.ts';
 
 export const NODE_RUNS = 'node_runs';
 const REFS = ['workflowRunId', 'workflowDefinitionId'] as const;
@@ -75,7 +75,6 @@ export class NodeRuns {
       keyFilter(start),
       {
         $setOnInsert: {
-          _id: oid(newId()),
           workflow_definition_id: oid(start.workflowDefinitionId),
           node_name: start.nodeName,
           node_type: start.nodeType,
