@@ -46,9 +46,13 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: TriggerRunBody,
         response: { 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
     async (request, reply) => {
-      const run = await triggerRun(services, request.params.workflow_id, request.body ?? {});
+      const run = await triggerRun(services, request.params.workflow_id, request.body);
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,
