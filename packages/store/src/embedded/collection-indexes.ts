@@ -1,0 +1,115 @@
+/**
+ * All secondary indexes of one embedded collection: the definitions, the unique indexes that
+ * enforce them, and an equality index on the first field of every index (except `_id`, which the
+ * collection's primary map serves) to narrow scans.
+ */
+import type { Document } from '../document-collection.ts';
+import { EqualityIndex } from './equality-index.ts';
+import { IndexConflictError } from './errors.ts';
+import { sameCoverage, sameIndex, sameKeys, type IndexDefinition } from './index-definition.ts';
+import { compileFilter } from './query.ts';
+import { UniqueIndex } from './unique-index.ts';
+
+/** An index built over the current documents by {@link CollectionIndexes.prepare}, ready to install. */
+export interface PreparedIndex {
+  readonly definition: IndexDefinition;
+  readonly unique: UniqueIndex | undefined;
+  /** A new equality index, when no earlier index starts with the same field. */
+  readonly equality: EqualityIndex | undefined;
+}
+
+/** The secondary indexes of one collection, kept in step with its documents by the collection. */
+export class CollectionIndexes {
+  readonly #collection: string;
+  readonly #definitions = new Map<string, IndexDefinition>();
+  readonly #unique: UniqueIndex[] = [];
+  readonly #equality = new Map<string, EqualityIndex>();
+
+  /** No indexes yet; `collection` names the collection in error messages. */
+  constructor(collection: string) {
+    this.#collection = collection;
+  }
+
+  /** The installed definitions, in creation order. */
+  definitions(): IterableIterator<IndexDefinition> {
+    return this.#definitions.values();
+  }
+
+  /**
+   * Builds the index `definition` over `documents` (document key → document) without installing
+   * it; undefined when an identical index exists. Throws an {@link IndexConflictError} when it
+   * clashes with an existing index, a DuplicateKeyError when the documents violate it, and
+   * mingo's error for a malformed partialFilterExpression.
+   */
+  prepare(definition: IndexDefinition, documents: ReadonlyMap<string, Document>): PreparedIndex | undefined {
+    const existing = this.#definitions.get(definition.name);
+    if (existing && sameIndex(existing, definition)) return undefined;
+    if (existing) {
+      throw sameKeys(existing, definition)
+        ? new IndexConflictError(85, `An existing index has the same name as the requested index but different options: ${definition.name}`)
+        : new IndexConflictError(86, `An existing index has the same name as the requested index but different keys: ${definition.name}`);
+    }
+    for (const other of this.#definitions.values()) {
+      if (sameCoverage(other, definition)) {
+        throw new IndexConflictError(85, `Index already exists with a different name or options: ${other.name}`);
+      }
+    }
+    if (definition.partialFilterExpression) compileFilter(definition.partialFilterExpression);
+    const unique = definition.unique ? new UniqueIndex(this.#collection, definition) : undefined;
+    const [firstField] = Object.keys(definition.keys) as [string];
+    const equality = firstField === '_id' || this.#equality.has(firstField) ? undefined : new EqualityIndex(firstField);
+    for (const [docKey, doc] of documents) {
+      unique?.assertAvailable(docKey, doc);
+      unique?.add(docKey, doc);
+      equality?.add(docKey, doc);
+    }
+    return { definition, unique, equality };
+  }
+
+  /** Installs an index from {@link prepare}, provided no document changed in between. */
+  install(prepared: PreparedIndex): void {
+    this.#definitions.set(prepared.definition.name, prepared.definition);
+    if (prepared.unique) this.#unique.push(prepared.unique);
+    if (prepared.equality) this.#equality.set(prepared.equality.path, prepared.equality);
+  }
+
+  /** Throws a DuplicateKeyError when storing `doc` under `docKey` would violate a unique index. */
+  assertUnique(docKey: string, doc: Document): void {
+    for (const index of this.#unique) index.assertAvailable(docKey, doc);
+  }
+
+  /** Indexes a new document (after {@link assertUnique}). */
+  add(docKey: string, doc: Document): void {
+    for (const index of this.#unique) index.add(docKey, doc);
+    for (const index of this.#equality.values()) index.add(docKey, doc);
+  }
+
+  /** Unindexes a deleted document (`doc` is the version that was indexed). */
+  remove(docKey: string, doc: Document): void {
+    for (const index of this.#unique) index.remove(docKey, doc);
+    for (const index of this.#equality.values()) index.remove(docKey, doc);
+  }
+
+  /** Re-indexes document `docKey` from `before` to `after` (after {@link assertUnique} of `after`). */
+  replace(docKey: string, before: Document, after: Document): void {
+    for (const index of this.#unique) {
+      index.remove(docKey, before);
+      index.add(docKey, after);
+    }
+    for (const index of this.#equality.values()) index.replace(docKey, before, after);
+  }
+
+  /**
+   * The keys of the documents that can match a filter pinning fields to values (see
+   * `indexablePins`): the smallest equality-index lookup, or undefined when no pinned field is
+   * indexed (the caller scans).
+   */
+  candidates(pins: ReadonlyMap<string, readonly unknown[]>): ReadonlySet<string> | undefined {
+    let best: ReadonlySet<string> | undefined;
+    for (const [path, values] of pins) {
+      const docKeys = this.#equality.get(path)?.lookup(values);
+      if (docKeys && (!best || docKeys.size < best.size)) best = docKeys;
+    }
+    return best;
+  }
+}

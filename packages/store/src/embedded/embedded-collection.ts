@@ -1,0 +1,216 @@
+/**
+ * One collection of the embedded backend. Every operation runs synchronously inside the call
+ * (the async methods only wrap it), so a single-document operation is atomic, and a
+ * findOneAndUpdate is a compare-and-set. Documents are held as BSON-normalized objects in a Map
+ * keyed by the canonical key of their `_id`; callers only ever get copies.
+ */
+import type {
+  DeleteResult,
+  Document,
+  DocumentCollection,
+  Filter,
+  FindOneAndUpdateOptions,
+  FindOptions,
+  IndexOptions,
+  UpdateFilter,
+  UpdateOptions,
+  UpdateResult,
+} from '../document-collection.ts';
+import { requireId } from '../require-id.ts';
+import { canonicalKey } from './canonical-key.ts';
+import { CollectionIndexes } from './collection-indexes.ts';
+import { copyDocument, copyValue } from './copy.ts';
+import { DuplicateKeyError } from './errors.ts';
+import { indexDefinition, type IndexDefinition } from './index-definition.ts';
+import type { JournalEntry } from './journal-entry.ts';
+import { indexablePins } from './pinned-fields.ts';
+import { compileFilter, projectDocument, selectDocuments, type Selection } from './query.ts';
+import { sortSpec } from './sort-spec.ts';
+import { applyUpdate, parseUpdate, upsertDocument, type ParsedUpdate } from './update.ts';
+
+/**
+ * Makes a change durable, then applies it: records `entry` (e.g. in the journal) and calls
+ * `apply`, which mutates memory and cannot fail. Throws, without calling `apply`, when recording fails.
+ */
+export type Commit = (entry: JournalEntry, apply: () => void) => void;
+
+/** A `DocumentCollection` held in memory (see the module comment); obtained from the embedded store. */
+export class EmbeddedCollection implements DocumentCollection {
+  readonly collectionName: string;
+  readonly #commit: Commit;
+  readonly #documents: Map<string, Document>;
+  readonly #indexes: CollectionIndexes;
+
+  /**
+   * A collection named `name` writing through `commit`, holding `documents` (canonical `_id` key →
+   * BSON-normalized document, taken over) and the `indexes` built over them. Throws a
+   * DuplicateKeyError or IndexConflictError when they are inconsistent.
+   */
+  constructor(name: string, commit: Commit, documents = new Map<string, Document>(), indexes: Iterable<IndexDefinition> = []) {
+    this.collectionName = name;
+    this.#commit = commit;
+    this.#documents = documents;
+    this.#indexes = new CollectionIndexes(name);
+    for (const definition of indexes) {
+      const prepared = this.#indexes.prepare(definition, documents);
+      if (prepared) this.#indexes.install(prepared);
+    }
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.#documents.size;
+  }
+
+  /** The collection's state as entries: index definitions, then documents (shared, not copies). */
+  *stateEntries(): Generator<JournalEntry> {
+    const collection = this.collectionName;
+    for (const index of this.#indexes.definitions()) yield { op: 'index', collection, index };
+    for (const document of this.#documents.values()) yield { op: 'put', collection, document };
+  }
+
+  async insertOne(doc: Document): Promise<void> {
+    requireId(doc);
+    this.#insert(copyDocument(doc));
+  }
+
+  async findOne(filter: Filter<Document>, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Document | null> {
+    const [doc] = this.#select(filter, { ...options, limit: 1 });
+    return doc ? copyDocument(doc) : null;
+  }
+
+  async find(filter: Filter<Document>, options: FindOptions = {}): Promise<Document[]> {
+    return this.#select(filter, options).map(copyDocument);
+  }
+
+  async countDocuments(filter: Filter<Document>): Promise<number> {
+    const matches = compileFilter(filter);
+    let count = 0;
+    for (const doc of this.#candidates(filter)) if (matches(doc)) count += 1;
+    return count;
+  }
+
+  async findOneAndUpdate(
+    filter: Filter<Document>,
+    update: UpdateFilter<Document>,
+    options: FindOneAndUpdateOptions = {},
+  ): Promise<Document | null> {
+    const parsed = parseUpdate(update, options.arrayFilters);
+    const returnBefore = options.returnDocument === 'before';
+    const [target] = this.#select(filter, { sort: options.sort, limit: 1 });
+    let result: Document | null = null;
+    if (target) {
+      const updated = this.#update(target, parsed, filter);
+      result = returnBefore ? target : updated;
+    } else if (options.upsert) {
+      const inserted = this.#upsert(filter, parsed);
+      result = returnBefore ? null : inserted;
+    }
+    if (!result) return null;
+    return copyDocument(options.projection ? projectDocument(result, options.projection) : result);
+  }
+
+  async updateOne(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
+    return this.#updateMatches(filter, update, options, 1);
+  }
+
+  async updateMany(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
+    return this.#updateMatches(filter, update, options, 0);
+  }
+
+  async deleteOne(filter: Filter<Document>): Promise<DeleteResult> {
+    return { deletedCount: this.#deleteMatches(filter, 1) };
+  }
+
+  async deleteMany(filter: Filter<Document>): Promise<DeleteResult> {
+    return { deletedCount: this.#deleteMatches(filter, 0) };
+  }
+
+  async createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string> {
+    const definition = indexDefinition(keys, options);
+    const prepared = this.#indexes.prepare(definition, this.#documents);
+    if (prepared) {
+      this.#commit({ op: 'index', collection: this.collectionName, index: definition }, () => this.#indexes.install(prepared));
+    }
+    return definition.name;
+  }
+
+  /** Matching live documents (callers copy them out), narrowed by the `_id` map or an equality index. */
+  #select(filter: Filter<Document>, options: FindOptions): Document[] {
+    const selection: Selection = { ...options, sort: options.sort === undefined ? undefined : sortSpec(options.sort) };
+    return selectDocuments(this.#candidates(filter), filter, selection);
+  }
+
+  /** The documents that can match `filter`: by `_id` lookup, by the narrowest equality index, or all. */
+  #candidates(filter: Filter<Document>): Iterable<Document> {
+    const pins = indexablePins(filter);
+    const ids = pins.get('_id');
+    const docKeys = ids ? new Set(ids.map(canonicalKey)) : this.#indexes.candidates(pins);
+    if (!docKeys) return this.#documents.values();
+    const candidates: Document[] = [];
+    for (const docKey of docKeys) {
+      const doc = this.#documents.get(docKey);
+      if (doc) candidates.push(doc);
+    }
+    return candidates;
+  }
+
+  #updateMatches(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions, limit: number): UpdateResult {
+    const parsed = parseUpdate(update, options.arrayFilters);
+    const targets = this.#select(filter, { limit });
+    if (targets.length === 0 && options.upsert) {
+      const inserted = this.#upsert(filter, parsed);
+      return { matchedCount: 0, modifiedCount: 0, upsertedId: copyValue(inserted._id) };
+    }
+    let modifiedCount = 0;
+    for (const target of targets) if (this.#update(target, parsed, filter) !== target) modifiedCount += 1;
+    return { matchedCount: targets.length, modifiedCount, upsertedId: null };
+  }
+
+  #deleteMatches(filter: Filter<Document>, limit: number): number {
+    const targets = this.#select(filter, { limit });
+    for (const target of targets) {
+      const docKey = canonicalKey(target._id);
+      this.#commit({ op: 'delete', collection: this.collectionName, id: target._id }, () => {
+        this.#documents.delete(docKey);
+        this.#indexes.remove(docKey, target);
+      });
+    }
+    return targets.length;
+  }
+
+  /** Applies `update` to a copy of the live `target`; returns the new live document, or `target` when nothing changed. */
+  #update(target: Document, update: ParsedUpdate, filter: Filter<Document>): Document {
+    const working = copyDocument(target);
+    if (!applyUpdate(working, update, filter)) return target;
+    const updated = copyDocument(working);
+    const docKey = canonicalKey(target._id);
+    this.#indexes.assertUnique(docKey, updated);
+    this.#commit({ op: 'put', collection: this.collectionName, document: updated }, () => {
+      this.#documents.set(docKey, updated);
+      this.#indexes.replace(docKey, target, updated);
+    });
+    return updated;
+  }
+
+  /** Inserts the document an upsert of `filter` with `update` creates; returns it (live). */
+  #upsert(filter: Filter<Document>, update: ParsedUpdate): Document {
+    const doc = copyDocument(upsertDocument(filter, update));
+    requireId(doc);
+    this.#insert(doc);
+    return doc;
+  }
+
+  /** Inserts the BSON-normalized `doc`, which becomes live. Throws a DuplicateKeyError on a unique clash. */
+  #insert(doc: Document): void {
+    const docKey = canonicalKey(doc._id);
+    if (this.#documents.has(docKey)) {
+      throw new DuplicateKeyError(this.collectionName, '_id_', { _id: 1 }, { _id: doc._id });
+    }
+    this.#indexes.assertUnique(docKey, doc);
+    this.#commit({ op: 'put', collection: this.collectionName, document: doc }, () => {
+      this.#documents.set(docKey, doc);
+      this.#indexes.add(docKey, doc);
+    });
+  }
+}

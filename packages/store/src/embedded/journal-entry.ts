@@ -1,0 +1,67 @@
+/**
+ * The entries of the embedded store's journal and snapshot files, and their one-line encoding.
+ *
+ * A line is JSON `{"op":"put"|"delete"|"index","coll":"<collection>","bson":"<base64>"}` where
+ * `bson` holds, as BSON, the full new document (`put`), `{ _id }` (`delete`) or the index
+ * definition (`index`). BSON rather than Extended JSON because EJSON would read user data such
+ * as `{ "$date": ... }` or `{ "$ref": ..., "$id": ... }` back as typed values; BSON is exact.
+ */
+import type { Document } from '../document-collection.ts';
+import { decodeDocument, encodeDocument } from './copy.ts';
+import { indexDefinition, type IndexDefinition } from './index-definition.ts';
+import type { Line } from './line-reader.ts';
+
+/** One change (journal) or one piece of state (snapshot) of a collection. */
+export type JournalEntry =
+  | { readonly op: 'put'; readonly collection: string; readonly document: Document }
+  | { readonly op: 'delete'; readonly collection: string; readonly id: unknown }
+  | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition };
+
+/** The line (without its newline) of `entry`. Throws as `encodeDocument`. */
+export function encodeEntry(entry: JournalEntry): string {
+  return JSON.stringify({ op: entry.op, coll: entry.collection, bson: Buffer.from(encodeDocument(payloadOf(entry))).toString('base64') });
+}
+
+/** The entry encoded in `line`. Throws an Error naming what is malformed. */
+export function decodeEntry(line: string): JournalEntry {
+  const parsed: unknown = JSON.parse(line);
+  if (typeof parsed !== 'object' || parsed === null) throw new Error('entry is not a JSON object');
+  const { op, coll: collection, bson } = parsed as Record<string, unknown>;
+  if (typeof collection !== 'string' || collection === '') throw new Error('entry lacks its collection name');
+  if (typeof bson !== 'string') throw new Error('entry lacks its BSON payload');
+  const payload = decodeDocument(Buffer.from(bson, 'base64'));
+  switch (op) {
+    case 'put':
+      if (payload._id === undefined) throw new Error('put entry holds a document without _id');
+      return { op, collection, document: payload };
+    case 'delete':
+      if (payload._id === undefined) throw new Error('delete entry lacks the _id');
+      return { op, collection, id: payload._id };
+    case 'index': {
+      const { keys, name, unique, partialFilterExpression } = payload;
+      return { op, collection, index: indexDefinition(keys, { name, unique, partialFilterExpression }) };
+    }
+    default:
+      throw new Error(`unknown entry op ${JSON.stringify(op)}`);
+  }
+}
+
+/** Decodes `line` of `path`, or throws an Error naming the file and line. */
+export function decodeLine(path: string, line: Line): JournalEntry {
+  try {
+    return decodeEntry(line.text);
+  } catch (error) {
+    throw new Error(`${path}:${line.number}: unreadable entry (${(error as Error).message}); the file is corrupt`, { cause: error });
+  }
+}
+
+function payloadOf(entry: JournalEntry): Document {
+  switch (entry.op) {
+    case 'put':
+      return entry.document;
+    case 'delete':
+      return { _id: entry.id };
+    case 'index':
+      return entry.index;
+  }
+}

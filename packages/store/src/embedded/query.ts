@@ -1,0 +1,49 @@
+/**
+ * The embedded backend's use of mingo for reading: filter matching, sort, skip, limit and
+ * projection, with MongoDB's query language. Scripts (`$where`, `$function`) are disabled.
+ */
+import { Query } from 'mingo';
+import type { Document, Filter } from '../document-collection.ts';
+import type { SortSpec } from './sort-spec.ts';
+
+const QUERY_OPTIONS = { scriptEnabled: false } as const;
+
+/** A compiled filter: true when the document matches. */
+export type Matcher = (doc: Document) => boolean;
+
+/** How {@link selectDocuments} orders, windows and shapes the matches. Counts are documents. */
+export interface Selection {
+  sort?: SortSpec;
+  skip?: number;
+  /** 0 or absent: no limit; negative: its absolute value (as the driver does). */
+  limit?: number;
+  projection?: Document;
+}
+
+/** Compiles `filter`. Throws mingo's error for an unknown operator or a malformed filter. */
+export function compileFilter(filter: Filter<Document>): Matcher {
+  const query = new Query(filter, QUERY_OPTIONS);
+  return (doc) => query.test(doc);
+}
+
+/**
+ * The documents of `candidates` matching `filter`, sorted, skipped, limited, then projected.
+ * Without a projection the returned objects are the candidates themselves (callers copy them
+ * out); projected ones may share nested objects with them. Throws a RangeError for a negative or
+ * fractional skip or a fractional limit, and mingo's error for a malformed filter or projection.
+ */
+export function selectDocuments(candidates: Iterable<Document>, filter: Filter<Document>, selection: Selection = {}): Document[] {
+  const { sort, skip = 0, limit = 0, projection = {} } = selection;
+  if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
+  if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
+  const cursor = new Query(filter, QUERY_OPTIONS).find<Document>(candidates, projection);
+  if (sort) cursor.sort(sort);
+  if (skip > 0) cursor.skip(skip);
+  if (limit !== 0) cursor.limit(Math.abs(limit));
+  return cursor.all();
+}
+
+/** `doc` shaped by an inclusion or exclusion `projection` (may share nested objects with `doc`). */
+export function projectDocument(doc: Document, projection: Document): Document {
+  return selectDocuments([doc], {}, { projection })[0]!;
+}

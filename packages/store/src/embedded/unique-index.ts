@@ -1,0 +1,73 @@
+/**
+ * Enforcement of one unique index (single or compound, optionally partial): index key → key of
+ * the document owning it.
+ */
+import type { Document } from '../document-collection.ts';
+import { DuplicateKeyError } from './errors.ts';
+import type { IndexDefinition } from './index-definition.ts';
+import { indexedValues } from './indexed-values.ts';
+import { compileFilter, type Matcher } from './query.ts';
+
+interface IndexEntry {
+  /** Canonical key of the tuple of values. */
+  readonly key: string;
+  /** The values, one per indexed field. */
+  readonly values: readonly unknown[];
+}
+
+/** One unique index of one collection: refuses a second document with the same key tuple. */
+export class UniqueIndex {
+  readonly definition: IndexDefinition;
+  readonly #collection: string;
+  readonly #fields: readonly string[];
+  readonly #covers: Matcher;
+  readonly #owners = new Map<string, string>();
+
+  /**
+   * An empty index of `collection` (its name, for error messages). Throws mingo's error when the
+   * partialFilterExpression is malformed.
+   */
+  constructor(collection: string, definition: IndexDefinition) {
+    this.definition = definition;
+    this.#collection = collection;
+    this.#fields = Object.keys(definition.keys);
+    const partial = definition.partialFilterExpression;
+    this.#covers = partial ? compileFilter(partial) : () => true;
+  }
+
+  /** Throws a {@link DuplicateKeyError} when a document other than `docKey` holds one of `doc`'s index keys. */
+  assertAvailable(docKey: string, doc: Document): void {
+    for (const entry of this.#entriesOf(doc)) {
+      const owner = this.#owners.get(entry.key);
+      if (owner !== undefined && owner !== docKey) {
+        const keyValue = Object.fromEntries(this.#fields.map((field, i) => [field, entry.values[i]]));
+        throw new DuplicateKeyError(this.#collection, this.definition.name, this.definition.keys, keyValue);
+      }
+    }
+  }
+
+  /** Records `docKey` as the owner of `doc`'s index keys (after {@link assertAvailable}). */
+  add(docKey: string, doc: Document): void {
+    for (const entry of this.#entriesOf(doc)) this.#owners.set(entry.key, docKey);
+  }
+
+  /** Releases the index keys `doc` (the version that was added) held for `docKey`. */
+  remove(docKey: string, doc: Document): void {
+    for (const entry of this.#entriesOf(doc)) {
+      if (this.#owners.get(entry.key) === docKey) this.#owners.delete(entry.key);
+    }
+  }
+
+  /** The index entries of `doc`: none outside the partial filter, one per combination of multikey values. */
+  #entriesOf(doc: Document): IndexEntry[] {
+    if (!this.#covers(doc)) return [];
+    let combinations: Array<{ keys: string[]; values: unknown[] }> = [{ keys: [], values: [] }];
+    for (const field of this.#fields) {
+      const values = [...indexedValues(doc, field)];
+      combinations = combinations.flatMap((combination) =>
+        values.map(([key, value]) => ({ keys: [...combination.keys, key], values: [...combination.values, value] })),
+      );
+    }
+    return combinations.map(({ keys, values }) => ({ key: JSON.stringify(keys), values }));
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The embedded backend's update operators. Each operator is mingo's own (`$set`, `$unset`,
+ * `$inc`, `$mul`, `$min`, `$max`, `$rename`, `$push`, `$pull`, `$pullAll`, `$addToSet`, `$pop`,
+ * `$bit`), called directly rather than through mingo's `update()`, which rebuilds its operator
+ * tables on every call. Added here: upserts and `$setOnInsert`, `$currentDate` (mingo's freezes
+ * the clock of its shared defaults), concrete positional paths and conflict checks
+ * (update-paths.ts), and MongoDB's validation of arrayFilters.
+ */
+import { $addToSet, $bit, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, $rename, $set, $unset } from 'mingo/operators/update';
+import { setValue } from 'mingo/util';
+import { ObjectId } from 'mongodb';
+import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
+import { pinnedFields } from './pinned-fields.ts';
+import { compileFilter } from './query.ts';
+import { resolveUpdatePaths, type ArrayFilterMatchers } from './update-paths.ts';
+
+/** A validated update: the operators to apply, `$setOnInsert`'s fields, the compiled arrayFilters. */
+export interface ParsedUpdate {
+  readonly modifier: Document;
+  readonly setOnInsert: Document | undefined;
+  readonly arrayFilters: ArrayFilterMatchers;
+}
+
+/** An update operator: its `{ path: value }` argument → mutation of a document returning the changed paths. */
+type Operator = (fields: Document) => (doc: Document) => string[];
+
+const OPERATORS: ReadonlyMap<string, Operator> = new Map<string, Operator>([
+  ['$set', $set],
+  ['$unset', $unset],
+  ['$inc', $inc],
+  ['$mul', $mul],
+  ['$min', $min],
+  ['$max', $max],
+  ['$rename', $rename],
+  ['$push', $push],
+  ['$pull', $pull],
+  ['$pullAll', $pullAll],
+  ['$addToSet', $addToSet],
+  ['$pop', $pop],
+  ['$bit', $bit],
+  ['$currentDate', $set], // values are Dates fixed by parseUpdate
+]);
+
+const IDENTIFIER = /\$\[([^\]]+)\]/g;
+
+/**
+ * Validates `update` (known operators only, each mapping field paths to values) and compiles
+ * `arrayFilters`, each of which must name one identifier used by the update, as MongoDB
+ * requires. `$currentDate` takes the time of this call. Throws a TypeError for a replacement
+ * document, an unknown or malformed operator, or a `$currentDate` other than `true` /
+ * `{ $type: 'date' }`; an Error for an arrayFilters mismatch; mingo's error for a malformed
+ * array filter.
+ */
+export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Document[] = []): ParsedUpdate {
+  const operators = Object.entries(update as Document);
+  if (operators.length === 0) throw new TypeError('update document must contain update operators');
+  const used = new Set<string>();
+  for (const [operator, fields] of operators) {
+    if (!OPERATORS.has(operator) && operator !== '$setOnInsert') {
+      throw new TypeError(
+        operator.startsWith('$')
+          ? `unknown update operator '${operator}'`
+          : `update document requires update operators (keys starting with '$'); got '${operator}'`,
+      );
+    }
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+      throw new TypeError(`${operator} takes a document of field paths, got ${JSON.stringify(fields)}`);
+    }
+    for (const path of Object.keys(fields)) for (const [, identifier] of path.matchAll(IDENTIFIER)) used.add(identifier!);
+  }
+  const matchers = new Map(arrayFilters.map((filter) => [arrayFilterIdentifier(filter), compileFilter(filter)]));
+  if (matchers.size !== arrayFilters.length) throw new Error('Found multiple array filters with the same top-level field name');
+  for (const identifier of used) {
+    if (!matchers.has(identifier)) throw new Error(`No array filter found for identifier '${identifier}'`);
+  }
+  for (const identifier of matchers.keys()) {
+    if (!used.has(identifier)) throw new Error(`The array filter for identifier '${identifier}' was not used in the update`);
+  }
+  const { $setOnInsert: setOnInsert, ...modifier } = update as Document;
+  if (modifier.$currentDate) modifier.$currentDate = currentDates(modifier.$currentDate as Document);
+  return { modifier, setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
+}
+
+/**
+ * Applies `update` to `doc` in place, as on a match (`$setOnInsert` ignored); `filter` is the one
+ * that matched `doc` (it resolves the positional `$`). Returns true when `doc` changed. Throws as
+ * `resolveUpdatePaths`, and mingo's error for an update of `_id` or a malformed operator argument;
+ * `doc` may then be partly updated (callers work on a copy).
+ */
+export function applyUpdate(doc: Document, update: ParsedUpdate, filter: Filter<Document>): boolean {
+  return applyOperators(doc, update.modifier, update, filter);
+}
+
+/**
+ * The document an upsert inserts when `filter` matched nothing: the fields `filter` pins to a
+ * single value (see `pinnedFields`), then `update`'s operators, then `$setOnInsert`; `_id`
+ * comes first and is a new ObjectId unless the filter or update set it. Throws as
+ * {@link applyUpdate} (a positional `$` is an error here, as in MongoDB).
+ */
+export function upsertDocument(filter: Filter<Document>, update: ParsedUpdate): Document {
+  const doc: Document = {};
+  for (const [path, values] of pinnedFields(filter)) if (values.length === 1) setValue(doc, path, values[0]);
+  applyOperators(doc, update.modifier, update, {});
+  if (update.setOnInsert) applyOperators(doc, { $set: update.setOnInsert }, update, {});
+  const { _id = new ObjectId(), ...fields } = doc;
+  return { _id, ...fields };
+}
+
+function applyOperators(doc: Document, operators: Document, update: ParsedUpdate, filter: Filter<Document>): boolean {
+  let changed = false;
+  for (const [operator, fields] of Object.entries(resolveUpdatePaths(doc, operators, update.arrayFilters, filter))) {
+    if (OPERATORS.get(operator)!(fields as Document)(doc).length > 0) changed = true;
+  }
+  return changed;
+}
+
+function currentDates(fields: Document): Document {
+  const now = new Date();
+  const dates: Document = {};
+  for (const [path, spec] of Object.entries(fields)) {
+    if (spec !== true && (spec as { $type?: unknown } | null)?.$type !== 'date') {
+      throw new TypeError(`$currentDate supports true or { $type: 'date' } only, got ${JSON.stringify(spec)} for '${path}'`);
+    }
+    dates[path] = now;
+  }
+  return dates;
+}
+
+/** The one identifier an array filter is about (`{ 'r.step': 'x', 'r.done': null }` → `r`). */
+function arrayFilterIdentifier(filter: Document): string {
+  const identifiers = new Set(Object.keys(filter).map((path) => path.split('.')[0]!));
+  if (identifiers.size !== 1) {
+    throw new Error(`an array filter must name exactly one identifier, got ${JSON.stringify([...identifiers])}`);
+  }
+  return identifiers.values().next().value!;
+}

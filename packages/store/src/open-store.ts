@@ -1,0 +1,46 @@
+/**
+ * Backend selection at start-up (DESIGN.md "Persistence"): MongoDB when a URI is configured,
+ * otherwise the embedded store under the data directory.
+ */
+import type { DocumentStore } from './document-collection.ts';
+import { openEmbeddedStore } from './embedded/embedded-store.ts';
+import { databaseNameFromUri } from './mongo/database-name.ts';
+import { openMongoStore } from './mongo/mongo-store.ts';
+
+/** The logging `openStore` needs (pino-compatible). */
+export interface StoreLogger {
+  info(obj: object, msg: string): void;
+}
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** MongoDB connection string (`MONGODB_URI`); absent or empty selects the embedded backend. */
+  mongodbUri?: string;
+  /** Data directory of the embedded backend (`DATA_DIR`); unused with MongoDB. */
+  dataDir: string;
+  /** Where the backend choice is logged; default: console. */
+  logger?: StoreLogger;
+}
+
+const consoleLogger: StoreLogger = { info: (obj, msg) => console.info(msg, obj) };
+
+/**
+ * Opens the configured backend and logs which one is in use (`backend`, plus `database` or
+ * `dataDir`; never the URI, which may hold credentials). Rejects as `openMongoStore` or
+ * `openEmbeddedStore`.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<DocumentStore> {
+  const { mongodbUri, dataDir, logger = consoleLogger } = options;
+  if (mongodbUri) {
+    const database = databaseNameFromUri(mongodbUri);
+    const store = await openMongoStore(mongodbUri, database);
+    logger.info({ backend: 'mongodb', database }, `STORE BACKEND: mongodb (database "${database}")`);
+    return store;
+  }
+  const store = await openEmbeddedStore({ dataDir });
+  logger.info(
+    { backend: 'embedded', dataDir },
+    `STORE BACKEND: embedded (no MONGODB_URI set) - data persisted under ${dataDir}; not for multi-instance deployments`,
+  );
+  return store;
+}
