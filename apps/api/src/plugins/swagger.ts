@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify';
 export default fp(
   async function swaggerPlugin(app: FastifyInstance, options: { ui?: boolean }) {
     await app.register(swagger, {
+      // Name shared schemas by their $id (e.g. WorkflowNode) instead of def-0, def-1, ...
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       openapi: {
         openapi: '3.0.3',
         info: {

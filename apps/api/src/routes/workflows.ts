@@ -23,7 +23,7 @@ const tags = ['workflows'];
 
 const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   app.get(
-    '/',
+    '',
     {
       schema: {
         tags,
@@ -47,7 +47,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
   );
 
   app.post(
-    '/',
+    '',
     {
       schema: {
         tags,
