@@ -47,8 +47,6 @@ export interface RunRecord {
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
   heartbeatAt: Date | null;
-  /** Last `run_events.seq` handed out for this run. */
-  eventSeq: number;
   /** Bumped by every HITL decision; parking fails when it moved during a traversal. */
   wakeSeq: number;
   triggeringUserId: string | null;

@@ -65,14 +65,21 @@ export class RunEngine {
     this.recoveryIntervalMs = options.recoveryIntervalMs ?? 15_000;
   }
 
-  /** Starts executing `runId` in the background unless this instance already does. */
-  start(runId: string): void {
-    if (this.closed || this.active.has(runId)) return;
+  /**
+   * Starts executing `runId` in the background unless this instance already does. The returned
+   * promise (which never rejects) settles when this instance stops working on the run: finished,
+   * parked, claimed elsewhere or shut down. Callers may ignore it.
+   */
+  start(runId: string): Promise<void> {
+    const current = this.active.get(runId);
+    if (current) return current.done;
+    if (this.closed) return Promise.resolve();
     const controller = new AbortController();
     const done = this.execute(runId, controller)
       .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
       .finally(() => this.active.delete(runId));
     this.active.set(runId, { controller, done });
+    return done;
   }
 
   /** Claims every run that has no live owner (crashed instances, restarts). Returns how many were started. */
@@ -120,7 +127,7 @@ export class RunEngine {
     if (!run) return;
     const history = await repos.nodeRuns.listByRun(runId);
     const ledger = new RunLedger(repos, run, this.clock, history);
-    await ledger.eventAt(run.eventSeq, history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
+    await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
     logger.info({ runId, workflowId: run.workflowDefinitionId, resumed: history.length > 0 }, 'run claimed');
 
     const heartbeat = setInterval(() => {
@@ -165,7 +172,7 @@ export class RunEngine {
       return;
     }
     const payload = outcome.status === 'completed' ? {} : { errorSummary: outcome.errorSummary };
-    await ledger.eventAt(finished.eventSeq, `run.${outcome.status}`, payload);
+    await ledger.event(`run.${outcome.status}`, payload);
     logger.info({ runId: ledger.run.id, status: outcome.status }, 'run finished');
   }
 

@@ -22,6 +22,8 @@ export interface LedgerNode {
 
 export class RunLedger {
   private readonly memo = new Map<string, NodeRunRecord>();
+  /** The last event seq this ledger wrote; null until the first write. */
+  private lastSeq: number | null = null;
 
   constructor(
     private readonly repos: Repositories,
@@ -78,12 +80,10 @@ export class RunLedger {
 
   /** Appends a run event with the run's next sequence number. */
   async event(type: string, payload: Record<string, unknown>): Promise<void> {
-    const seq = await this.repos.runs.nextEventSeq(this.run.id);
-    if (seq !== null) await this.eventAt(seq, type, payload);
-  }
-
-  /** Appends a run event at a sequence number already taken (by a run transition's CAS). */
-  async eventAt(seq: number, type: string, payload: Record<string, unknown>): Promise<void> {
-    await this.repos.events.append({ runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, seq, type, payload }, this.clock.now());
+    this.lastSeq = await this.repos.events.append(
+      { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload },
+      this.clock.now(),
+      this.lastSeq === null ? undefined : this.lastSeq + 1,
+    );
   }
 }

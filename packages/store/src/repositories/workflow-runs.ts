@@ -1,8 +1,7 @@
 /**
  * `workflow_runs` repository. Every status change is a compare-and-set (DESIGN.md "Run
  * lifecycle"): the filter names the statuses the run may come from and, for a runner, the lease it
- * must hold. Each change also takes the next `event_seq`, returned on the record so that the
- * caller appends the matching `run_events` entry.
+ * must hold. Callers append the matching `run_events` entry.
  */
 import { RUN_TRANSITIONS, toDocument, type RunRecord, type RunStatus } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
@@ -58,7 +57,6 @@ export class WorkflowRuns {
       leaseOwner: null,
       leaseExpiresAt: null,
       heartbeatAt: null,
-      eventSeq: 0,
       wakeSeq: 0,
       startedAt: now,
       finishedAt: null,
@@ -141,12 +139,6 @@ export class WorkflowRuns {
     return result.matchedCount === 1;
   }
 
-  /** Takes the next `run_events.seq` of the run (1, 2, 3, ...). Null when the run is gone. */
-  async nextEventSeq(runId: string): Promise<number | null> {
-    const doc = await this.collection.findOneAndUpdate({ _id: oid(runId) }, { $inc: { event_seq: 1 } }, { projection: { event_seq: 1 } });
-    return doc ? (doc.event_seq as number) : null;
-  }
-
   /**
    * Ids of runs that need an owner: pending or running with no live lease (crashed owners,
    * restarts). Oldest first, at most `limit`.
@@ -166,7 +158,7 @@ export class WorkflowRuns {
 
   private async cas(filter: Document, changes: Partial<RunRecord>, now: Date): Promise<RunRecord | null> {
     const set = toDocument<Document>({ ...changes, updatedAt: now });
-    const doc = await this.collection.findOneAndUpdate(filter, { $set: set, $inc: { event_seq: 1 } });
+    const doc = await this.collection.findOneAndUpdate(filter, { $set: set });
     return doc ? toRecord(doc) : null;
   }
 }
