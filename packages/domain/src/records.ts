@@ -75,6 +75,8 @@ export interface NodeRunRecord {
   error: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** Set when this node run was copied from another run's node run (retry with reuse). */
+  reusedFromNodeRunId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -8,6 +8,8 @@ import {
   NotFoundError,
   normalizeCanvas,
   normalizeDefinition,
+  type NodeRunRecord,
+  type ResolvedDependency,
   type RunRecord,
   type TriggerRunBody,
   type WorkflowCreateBody,
@@ -70,7 +72,11 @@ export async function deleteWorkflow(services: AppServices, id: string): Promise
 
 /**
  * Creates a pending run of an enabled workflow, freezing its definition, and starts it in the
- * background. 400 when disabled or when `resolvedDependencies` come without `parentRunId`;
+ * background. With `parentRunId` + `resolvedDependencies`, nodes resolved as
+ * `reuse_previous_output` get the parent run's node run (`sourceNodeRunId`) copied in, so the new
+ * run reuses those outputs instead of executing the nodes; `rerun` nodes execute again.
+ * 400 when disabled, when `resolvedDependencies` come without `parentRunId`, or when a dependency
+ * does not fit (missing or foreign source node run, node id mismatch, source not completed);
  * 404 when the workflow or the parent run does not exist.
  */
 export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody): Promise<RunRecord> {
@@ -83,6 +89,8 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     assertObjectIdHex(parentRunId, 'parentRunId');
     if (!(await services.repos.runs.getInWorkflow(id, parentRunId))) throw new NotFoundError('Parent run');
   }
+  const reused = parentRunId === null ? [] : await sourceNodeRuns(services, parentRunId, resolvedDependencies);
+  const now = services.clock.now();
   const run = await services.repos.runs.create(
     {
       workflowDefinitionId: workflow.id,
@@ -96,8 +104,27 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
       triggeringUsername: null,
       triggeringScopes: [],
     },
-    services.clock.now(),
+    now,
   );
-  services.engine.start(run.id);
+  for (const source of reused) await services.repos.nodeRuns.copyToRun(source, run.id, now);
+  void services.engine.start(run.id);
   return run;
+}
+
+/** The parent run's node runs to reuse, validated against `dependencies`. Throws 400 on a misfit. */
+async function sourceNodeRuns(services: AppServices, parentRunId: string, dependencies: readonly ResolvedDependency[]): Promise<NodeRunRecord[]> {
+  const sources: NodeRunRecord[] = [];
+  for (const [i, dependency] of dependencies.entries()) {
+    if (dependency.resolution !== 'reuse_previous_output') continue;
+    const where = `resolvedDependencies[${i}] (node '${dependency.nodeId}')`;
+    const sourceId = dependency.sourceNodeRunId;
+    if (!sourceId) throw new InvalidRequestError(`${where}: sourceNodeRunId is required with reuse_previous_output`);
+    assertObjectIdHex(sourceId, `sourceNodeRunId of ${where}`);
+    const source = await services.repos.nodeRuns.get(parentRunId, sourceId);
+    if (!source) throw new InvalidRequestError(`${where}: node run ${sourceId} is not a node run of the parent run`);
+    if (source.nodeId !== dependency.nodeId) throw new InvalidRequestError(`${where}: node run ${sourceId} belongs to node '${source.nodeId}'`);
+    if (source.status !== 'completed') throw new InvalidRequestError(`${where}: node run ${sourceId} is ${source.status}, only completed outputs can be reused`);
+    sources.push(source);
+  }
+  return sources;
 }

@@ -5,10 +5,11 @@
 import type { NodeRunRecord, NodeRunStatus, NodeType } from '@switchyard/domain';
 import { toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
-import { documentToRecord, oid } from './documents.ts';
+import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
 export const NODE_RUNS = 'node_runs';
 const REFS = ['workflowRunId', 'workflowDefinitionId'] as const;
+const COPY_REFS = [...REFS, 'reusedFromNodeRunId'] as const;
 
 /** Identifies a node run: the node and the loop iterations around it. */
 export interface NodeRunKey {
@@ -106,6 +107,17 @@ export class NodeRuns {
     return doc ? toRecord(doc) : null;
   }
 
+  /**
+   * Copies a settled node run of another run into `runId` (same node, iteration path, snapshots
+   * and status), marking where it came from. Re-traversal of `runId` then reuses its output
+   * instead of executing the node (retry with `reuse_previous_output`).
+   */
+  async copyToRun(source: NodeRunRecord, runId: string, now: Date): Promise<NodeRunRecord> {
+    const copy: NodeRunRecord = { ...source, id: newId(), workflowRunId: runId, reusedFromNodeRunId: source.id, createdAt: now, updatedAt: now };
+    await this.collection.insertOne(recordToDocument(copy, COPY_REFS));
+    return copy;
+  }
+
   /** Deletes every node run of a workflow's runs; returns how many. */
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
@@ -117,5 +129,5 @@ function keyFilter(key: NodeRunKey): Document {
 }
 
 function toRecord(doc: Document): NodeRunRecord {
-  return documentToRecord<NodeRunRecord>(doc, REFS);
+  return documentToRecord<NodeRunRecord>(doc, COPY_REFS);
 }
