@@ -1,0 +1,230 @@
+/**
+ * End-to-end test support: the real Switchyard app listening on a real port, spoken to over HTTP
+ * with the global `fetch`.
+ *
+ * Store: MongoDB when `MONGODB_URI` is set (a fresh database `switchyard_test_<random>`, emptied
+ * at close), else the embedded store in memory. Executors: the example registry
+ * (`examples/executors.json`: real MCP servers from npm plus the built-in aliases) with `DATA_DIR`
+ * pointing at a fresh temporary directory, so the filesystem server's `files/` is per instance
+ * (see {@link TestService.filesDir}).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { buildApp, API_PREFIX } from '@switchyard/api';
+import { CelEngine, RunEngine, definitionChecks, loadExecutorRegistry, systemClock } from '@switchyard/runner';
+import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore } from '@switchyard/store';
+
+/** The example registry of the repository. */
+export const EXAMPLE_REGISTRY = fileURLToPath(new URL('../../examples/executors.json', import.meta.url));
+
+/** The collections the service writes; emptied at close when running against MongoDB. */
+const COLLECTIONS = ['workflow_definitions', 'workflow_runs', 'node_runs', 'run_events'] as const;
+
+/** Terminal run statuses. */
+export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
+
+/** An HTTP answer: status, parsed JSON body (or the raw text when it is not JSON; null when empty), headers. */
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+/** Options of {@link ApiClient.request} for bodies that are not JSON values. */
+export interface RawRequest {
+  /** Sent verbatim. */
+  raw?: string;
+  /** Content-Type header; default `application/json` when there is a body. */
+  contentType?: string;
+}
+
+/** A small JSON client. Paths are relative to the service root, e.g. `/api/v1/workflows`. */
+export interface ApiClient {
+  get<T = any>(path: string): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+  put<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+  delete<T = any>(path: string): Promise<ApiResponse<T>>;
+  /** Any method with a JSON body (`body`) or a raw one (`options.raw`, `options.contentType`). */
+  request<T = any>(method: string, path: string, body?: unknown, options?: RawRequest): Promise<ApiResponse<T>>;
+}
+
+export interface WaitOptions {
+  /** Statuses to wait for; default the terminal ones. */
+  until?: readonly string[];
+  /** Default 15 s. */
+  timeoutMs?: number;
+}
+
+export interface TestService {
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  api: ApiClient;
+  /** The filesystem MCP server's allowed directory (`<DATA_DIR>/files`) of this instance. */
+  filesDir: string;
+  /** Which store backs this instance. */
+  backend: 'mongodb' | 'embedded';
+  /** The store itself, for checks of what the API cannot show (e.g. leftovers after a delete). */
+  store: DocumentStore;
+  /** POST /workflows; throws unless 201. Returns the created workflow detail. */
+  createWorkflow(body: Record<string, unknown>): Promise<any>;
+  /** POST /workflows/{id}/toggle with enabled=true; throws unless 200. */
+  enable(id: string): Promise<any>;
+  /** POST /workflows/{id}/runs; returns the raw response (202 expected). */
+  trigger(id: string, body?: Record<string, unknown>): Promise<ApiResponse>;
+  /** Polls the run detail every 20 ms until its status is in `until`; throws with the last status on timeout. */
+  waitForRun(workflowId: string, runId: string, options?: WaitOptions): Promise<any>;
+  /** Creates, enables and triggers a workflow, then waits for a terminal status; returns the run detail. */
+  runWorkflow(body: Record<string, unknown>, initialInput?: Record<string, unknown>): Promise<{ workflowId: string; run: any }>;
+  close(): Promise<void>;
+}
+
+/** `/api/v1/workflows` + `suffix`. */
+export function wf(suffix = ''): string {
+  return `${API_PREFIX}${suffix}`;
+}
+
+/** A unique name, so tests of one file never clash on the unique workflow name. */
+export function uniqueName(prefix: string): string {
+  return `${prefix} ${randomBytes(4).toString('hex')}`;
+}
+
+/** Canvas every create body needs. */
+export const CANVAS = { viewport: { x: 0, y: 0, zoom: 1 } } as const;
+
+/** A step node using the built-in echo executor. */
+export function echoStep(name: string, config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, nodeType: 'step', executorKey: 'echo', config, ...extra };
+}
+
+function createClient(baseUrl: string): ApiClient {
+  async function request<T>(method: string, path: string, body?: unknown, options: RawRequest = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let payload: string | undefined;
+    if (options.raw !== undefined) payload = options.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    else if (options.contentType) headers['content-type'] = options.contentType;
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
+    const text = await response.text();
+    let parsed: unknown = null;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: response.status, body: parsed as T, text, headers: response.headers };
+  }
+  return {
+    get: (path) => request('GET', path),
+    post: (path, body) => request('POST', path, body),
+    put: (path, body) => request('PUT', path, body),
+    delete: (path) => request('DELETE', path),
+    request,
+  };
+}
+
+function describeResponse(response: ApiResponse): string {
+  return `${response.status} ${response.text.slice(0, 2000)}`;
+}
+
+/** Starts a service instance. Call `close()` in afterAll. */
+export async function startService(): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-e2e-'));
+  const filesDir = join(dataDir, 'files');
+  await mkdir(filesDir, { recursive: true });
+
+  const mongodbUri = process.env['MONGODB_URI'];
+  const store: DocumentStore = mongodbUri
+    ? await openMongoStore(mongodbUri, `switchyard_test_${randomBytes(6).toString('hex')}`)
+    : await openEmbeddedStore({ dataDir: null });
+
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    const errors: unknown[] = [];
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  };
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  cleanups.push(() => store.close());
+  if (mongodbUri) {
+    cleanups.push(() => Promise.all(COLLECTIONS.map((name) => store.collection(name).deleteMany({}))));
+  }
+
+  try {
+    const repos = await openRepositories(store);
+    const executors = await loadExecutorRegistry({ file: EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
+    cleanups.push(() => executors.close());
+    const cel = new CelEngine();
+    const engine = new RunEngine({ repos, executors, cel, logger: pino({ level: 'silent' }), random: () => 0 });
+    cleanups.push(() => engine.close());
+    const services = { repos, engine, checks: definitionChecks(executors, cel), clock: systemClock };
+    const app = await buildApp({ services, docs: true });
+    cleanups.push(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error(`unexpected server address ${String(address)}`);
+    const baseUrl = `http://127.0.0.1:${address.port}`;
+    const api = createClient(baseUrl);
+
+    const service: TestService = {
+      baseUrl,
+      api,
+      filesDir,
+      backend: store.backend,
+      store,
+      async createWorkflow(body) {
+        const response = await api.post(wf(), body);
+        if (response.status !== 201) throw new Error(`create workflow failed: ${describeResponse(response)}`);
+        return response.body;
+      },
+      async enable(id) {
+        const response = await api.post(wf(`/${id}/toggle`), { enabled: true });
+        if (response.status !== 200) throw new Error(`enable workflow failed: ${describeResponse(response)}`);
+        return response.body;
+      },
+      trigger(id, body) {
+        return body === undefined ? api.post(wf(`/${id}/runs`)) : api.post(wf(`/${id}/runs`), body);
+      },
+      async waitForRun(workflowId, runId, options = {}) {
+        const until = options.until ?? TERMINAL;
+        const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+        let last: ApiResponse | undefined;
+        for (;;) {
+          last = await api.get(wf(`/${workflowId}/runs/${runId}`));
+          if (last.status !== 200) throw new Error(`run detail failed: ${describeResponse(last)}`);
+          if (until.includes(last.body.status)) return last.body;
+          if (Date.now() > deadline) {
+            throw new Error(`run ${runId} did not reach ${until.join('|')} in time; last: ${describeResponse(last)}`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      async runWorkflow(body, initialInput) {
+        const created = await service.createWorkflow(body);
+        await service.enable(created.id);
+        const triggered = await service.trigger(created.id, initialInput === undefined ? {} : { initialInput });
+        if (triggered.status !== 202) throw new Error(`trigger failed: ${describeResponse(triggered)}`);
+        const run = await service.waitForRun(created.id, triggered.body.runId);
+        return { workflowId: created.id as string, run };
+      },
+      close: closeAll,
+    };
+    return service;
+  } catch (error) {
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
+}
