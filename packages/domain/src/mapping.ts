@@ -18,6 +18,8 @@ export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
   'input_snapshot',
   'outputSnapshot',
   'output_snapshot',
+  'originalOutputSnapshot',
+  'original_output_snapshot',
   'finalOutput',
   'final_output',
   'stepOutput',

@@ -4,7 +4,7 @@
  * `mapping.ts`); the API turns them into responses with `views.ts`.
  */
 import type { NodeRunStatus, RunStatus } from './run-status.ts';
-import type { DefinitionSnapshot, ResolvedDependency } from './schemas/run.ts';
+import type { DefinitionSnapshot, PendingUserInputField, ResolvedDependency } from './schemas/run.ts';
 import type { NodeType, WorkflowCanvas, WorkflowNode } from './schemas/workflow.ts';
 
 /** `workflow_definitions` document. `version` starts at 1 and grows with each definition change. */
@@ -20,12 +20,56 @@ export interface WorkflowRecord {
   updatedAt: Date;
 }
 
-/** A HITL gate stored on the run (`pending_requirements[]`); filled in by the HITL feature. */
+/** How a requirement was decided (the API's five resolutions plus the timeout outcomes). */
+export type Resolution = 'confirm' | 'reject' | 'edit' | 'user_input' | 'route_select' | 'skip' | 'cancel';
+
+/** Where in a node's execution a gate sits. */
+export type GatePhase = 'pre' | 'post' | 'decision' | 'iteration';
+
+/**
+ * A HITL gate stored on the run (`pending_requirements[]`), spec "StepRequirementSummary" plus
+ * bookkeeping: `gateKey` identifies the gate for re-traversal (node, iteration path, phase,
+ * round), `decidedAt`/`decidedBy`/`resolution` record the decision. Decided requirements stay on
+ * the run as history; the API shows the undecided ones.
+ */
 export interface RequirementRecord {
+  schemaVersion: 1;
+  /** API address of the gate: the node id, or `<node id>@<iteration path>` inside loops. */
   stepId: string;
-  requestedAt: string;
-  decidedAt: string | null;
-  [field: string]: unknown;
+  gateKey: string;
+  nodeId: string;
+  iterationPath: string;
+  phase: GatePhase;
+  /** 0 for the first ask; +1 for each onReject retry (or loop iteration for iteration review). */
+  round: number;
+  stepName: string;
+  stepType: NodeType;
+  requiresConfirmation: boolean;
+  requiresUserInput: boolean;
+  requiresOutputReview: boolean;
+  requiresRouteSelection: boolean;
+  confirmationMessage: string | null;
+  userInputMessage: string | null;
+  userInputSchema: PendingUserInputField[] | null;
+  outputReviewMessage: string | null;
+  availableChoices: string[] | null;
+  allowMultipleSelections: boolean;
+  stepOutput: unknown;
+  isPostExecution: boolean;
+  confirmed: boolean | null;
+  rejectionFeedback: string | null;
+  editedOutput: unknown;
+  userInput: Record<string, unknown> | null;
+  selectedChoices: string[] | null;
+  resolution: Resolution | null;
+  decidedBy: 'human' | 'timeout' | null;
+  retryCount: number;
+  maxRetries: number | null;
+  onTimeout: 'approve' | 'skip' | 'cancel';
+  onReject: 'skip' | 'cancel' | 'retry' | 'else_branch';
+  requestedAt: Date;
+  timeoutAt: Date | null;
+  decidedAt: Date | null;
 }
 
 /** `workflow_runs` document. Lease fields say which runner instance owns the run right now. */
@@ -49,6 +93,8 @@ export interface RunRecord {
   heartbeatAt: Date | null;
   /** Bumped by every HITL decision; parking fails when it moved during a traversal. */
   wakeSeq: number;
+  /** True when a decision arrived that no traversal has consumed yet (a continuation is due). */
+  wakePending: boolean;
   triggeringUserId: string | null;
   triggeringUsername: string | null;
   triggeringScopes: string[];
@@ -75,6 +121,8 @@ export interface NodeRunRecord {
   error: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** The executor's output when a human edited it during output review (`outputSnapshot` holds the edit). */
+  originalOutputSnapshot?: unknown;
   /** Set when this node run was copied from another run's node run (retry with reuse). */
   reusedFromNodeRunId?: string | null;
   createdAt: Date;

@@ -237,6 +237,8 @@ function normalizeHumanReview(input: HumanReviewInput, type: NodeType, problem: 
     onReject: input.onReject ?? 'cancel',
     timeoutSeconds: input.timeoutSeconds ?? null,
     onTimeout: input.onTimeout ?? 'cancel',
+    maxRetries: input.maxRetries ?? 3,
+    allowMultipleSelections: input.allowMultipleSelections ?? false,
   };
   if (type !== 'parallel') {
     for (const field of Object.keys(HITL_MATRIX) as HitlField[]) {
@@ -245,6 +247,9 @@ function normalizeHumanReview(input: HumanReviewInput, type: NodeType, problem: 
   }
   if (review.onReject === 'else_branch' && type !== 'condition') problem('humanReview.onReject else_branch is only valid on condition nodes');
   if (review.timeoutSeconds !== null && !(review.timeoutSeconds > 0)) problem('humanReview.timeoutSeconds must be > 0');
+  if (review.allowMultipleSelections && !(type === 'router' && review.requiresUserInput)) {
+    problem('humanReview.allowMultipleSelections needs a router with requiresUserInput (route selection)');
+  }
   if (type === 'step' && review.requiresUserInput && review.userInputSchema.length === 0) {
     problem('humanReview.requiresUserInput on a step needs a non-empty userInputSchema');
   }

@@ -52,6 +52,7 @@ export function toNodeRunDetail(record: NodeRunRecord): NodeRunDetail {
     attempt: record.attempt,
     inputSnapshot: record.inputSnapshot ?? null,
     outputSnapshot: record.outputSnapshot ?? null,
+    ...(record.originalOutputSnapshot !== undefined && record.originalOutputSnapshot !== null ? { originalOutputSnapshot: record.originalOutputSnapshot } : {}),
     error: record.error,
     startedAt: iso(record.startedAt),
     finishedAt: iso(record.finishedAt),
@@ -97,14 +98,26 @@ export function toRunDetail(run: RunRecord, nodeRuns: readonly NodeRunRecord[], 
       status: run.status,
       leaseExpiresAt: run.leaseExpiresAt?.getTime() ?? null,
       heartbeatAt: run.heartbeatAt?.getTime() ?? null,
-      pendingRequirements: pending,
+      pendingRequirements: pending.map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
       now,
     }) as RunDetail['runState'],
   };
 }
 
-/** RequirementRecord -> StepRequirementSummary (drops the internal bookkeeping fields). */
+/** RequirementRecord -> StepRequirementSummary (internal bookkeeping left out, times as ISO-8601). */
 export function toRequirementSummary(requirement: RequirementRecord): StepRequirementSummary {
-  const { requestedAt: _requestedAt, decidedAt: _decidedAt, ...summary } = requirement;
-  return summary as unknown as StepRequirementSummary;
+  const {
+    gateKey: _gateKey,
+    nodeId: _nodeId,
+    iterationPath: _iterationPath,
+    phase: _phase,
+    round: _round,
+    resolution: _resolution,
+    decidedBy: _decidedBy,
+    requestedAt: _requestedAt,
+    decidedAt: _decidedAt,
+    timeoutAt,
+    ...summary
+  } = requirement;
+  return { ...summary, timeoutAt: iso(timeoutAt) };
 }

@@ -215,7 +215,7 @@ describe('memoized re-traversal', () => {
     const calls = h.executors.calls.length;
     const history = await h.repos.nodeRuns.listByRun(run.id);
     const interpreter = new Interpreter({
-      ledger: new RunLedger(h.repos, run, systemClock, history),
+      ledger: new RunLedger(h.repos, run, systemClock, history, 'replayer'),
       executors: h.executors,
       cel: h.cel,
       clock: systemClock,

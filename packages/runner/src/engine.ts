@@ -12,6 +12,7 @@ import type { Repositories, RunOutcome } from '@switchyard/store';
 import type { CelEngine } from './cel/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
+import { GateBlocked, RunCancelled } from './gates.ts';
 import { Interpreter, NodeFailedError } from './interpreter.ts';
 import { RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
@@ -35,6 +36,8 @@ export interface RunEngineOptions {
   owner?: string;
   /** Jitter source for retry backoff (tests make it deterministic). */
   random?: () => number;
+  /** Test seams. `beforePark` runs after a traversal found only blocked branches, before the park CAS. */
+  hooks?: { beforePark?: (runId: string) => Promise<void> };
 }
 
 class Shutdown extends Error {
@@ -123,13 +126,9 @@ export class RunEngine {
 
   private async execute(runId: string, controller: AbortController): Promise<void> {
     const { repos, logger } = this.options;
-    const run = await repos.runs.claim(runId, this.owner, this.leaseMs, this.clock.now());
+    let run = await repos.runs.claim(runId, this.owner, this.leaseMs, this.clock.now());
     if (!run) return;
-    const history = await repos.nodeRuns.listByRun(runId);
-    const ledger = new RunLedger(repos, run, this.clock, history);
-    await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
-    logger.info({ runId, workflowId: run.workflowDefinitionId, resumed: history.length > 0 }, 'run claimed');
-
+    logger.info({ runId, workflowId: run.workflowDefinitionId }, 'run claimed');
     const heartbeat = setInterval(() => {
       repos.runs
         .renewLease(runId, this.owner, this.leaseMs, this.clock.now())
@@ -137,8 +136,32 @@ export class RunEngine {
         .catch((error: unknown) => logger.warn({ err: error, runId }, 'heartbeat failed'));
     }, this.heartbeatMs);
     heartbeat.unref();
+    try {
+      for (let pass = 1; ; pass++) {
+        const history = await repos.nodeRuns.listByRun(runId);
+        const ledger = new RunLedger(repos, run, this.clock, history, this.owner);
+        if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
+        const outcome = await this.traverse(ledger, controller);
+        if (outcome === 'stopped') return;
+        if (outcome !== 'blocked') return await this.finish(ledger, outcome);
+        // Every branch is done or waits at a gate: park, unless a decision came in meanwhile.
+        await this.options.hooks?.beforePark?.(runId);
+        if (await repos.runs.park(runId, this.owner, run.wakeSeq, this.clock.now())) {
+          await ledger.event('run.awaiting_approval', {});
+          logger.info({ runId }, 'run awaiting approval');
+          return;
+        }
+        const current = await repos.runs.get(runId);
+        if (!current || current.leaseOwner !== this.owner || current.status !== 'running') return;
+        run = current; // a decision arrived during the traversal: walk again to consume it
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
 
-    let outcome: RunOutcome;
+  /** One traversal: the run's outcome, `blocked` at gates, or `stopped` when aborted. */
+  private async traverse(ledger: RunLedger, controller: AbortController): Promise<RunOutcome | 'blocked' | 'stopped'> {
     try {
       const interpreter = new Interpreter({
         ledger,
@@ -149,19 +172,18 @@ export class RunEngine {
         parallelLimit: this.parallelLimit,
         random: this.options.random,
       });
-      outcome = { status: 'completed', finalOutput: await interpreter.run() };
+      return { status: 'completed', finalOutput: await interpreter.run() };
     } catch (error) {
       if (controller.signal.aborted) {
-        clearInterval(heartbeat);
-        await this.stopped(run, controller.signal.reason);
-        return;
+        await this.stopped(ledger.run, controller.signal.reason);
+        return 'stopped';
       }
-      if (!(error instanceof NodeFailedError)) logger.error({ err: error, runId }, 'run failed on an internal error');
-      outcome = { status: 'failed', errorSummary: error instanceof NodeFailedError ? error.message : `Internal error: ${String((error as Error)?.message ?? error)}` };
-    } finally {
-      clearInterval(heartbeat);
+      if (error instanceof GateBlocked) return 'blocked';
+      if (error instanceof RunCancelled) return { status: 'cancelled', errorSummary: error.message };
+      if (error instanceof NodeFailedError) return { status: 'failed', errorSummary: error.message };
+      this.options.logger.error({ err: error, runId: ledger.run.id }, 'run failed on an internal error');
+      return { status: 'failed', errorSummary: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
     }
-    await this.finish(ledger, outcome);
   }
 
   private async finish(ledger: RunLedger, outcome: RunOutcome): Promise<void> {

@@ -2,47 +2,41 @@
  * The tree interpreter (DESIGN.md "Execution model: memoized re-traversal").
  *
  * It walks a run's definition snapshot from the top. A node whose node run is already settled
- * (completed or skipped) is not executed again: its stored output is reused. Everything else runs
- * and is recorded. Continuing a run after a crash, and later after a human decision, a resume, a
- * retry or a rerun, is the same walk over more history.
+ * (completed or skipped) is not executed again: its stored output is reused. A HITL gate whose
+ * requirement is already decided is not asked again: its decision is reused. Everything else
+ * runs and is recorded. Continuing a run after a crash, a human decision, a resume, a retry or a
+ * rerun is the same walk over more history.
  *
  * Semantics (what users see, also documented in the README):
  * - Sequences (root nodes, a loop body, a condition branch, a router choice) run in order; each
  *   step sees the previous one's output as `previous_step_content`.
  * - step: arguments = `config` with `{"$cel": ...}` expressions evaluated; executor call with
- *   retries per `stepConfig`; `a2aPool` entries are tried in order within an attempt (failover).
- *   Output: the executor's result.
+ *   retries per `stepConfig` (step-runner.ts). Output: the executor's result.
  * - parallel: children run concurrently (at most `parallelLimit` at once), all from the same
  *   `previous_step_content`. Output: `{ [child name]: child output }`. One failed child fails the
- *   node after every sibling has settled.
- * - loop: children run per iteration (iteration path `i`, nested loops `i/j`); `endConditionCel`
- *   is evaluated after each iteration with `loop_state`; stops when true or at `maxIterations`.
- *   Output: the list of iteration outputs (each the iteration's last step output).
+ *   node after every sibling has settled; a child waiting at a gate holds the node until decided.
+ * - loop: children run per iteration (iteration path `i`, nested loops `i/j`, an iteration
+ *   re-run after a rejected review `iR<n>`); `endConditionCel` is evaluated after each iteration
+ *   with `loop_state`; stops when true or at `maxIterations`. Output: the list of iteration outputs.
  * - condition: `conditionCel` must be a bool: true runs `trueSteps`, false runs `falseSteps`.
- *   router: `conditionCel` must be the name of one of its choices, whose steps run.
- *   Output: the branch's last output (the incoming content when the branch is empty). The
+ *   router: `conditionCel` must be the name of one of its choices, whose steps run; a human may
+ *   pick one or several choices instead (route selection). Output: the branch's last output. The
  *   decision is recorded in the node run's input snapshot.
+ * - HITL (humanReview): gates before a step/loop (confirmation, user input), on a condition or
+ *   router decision, after a step/router (output review, `edit` replaces the output downstream)
+ *   and after each loop iteration (iteration review). Rejections follow `onReject`.
  */
-import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
-import { STEP_CONFIG_DEFAULTS } from '@switchyard/domain';
-import { backoffDelayMs } from './backoff.ts';
+import type { RequirementRecord, WorkflowNode } from '@switchyard/domain';
+import { gateKeyOf, type GateRequest } from '@switchyard/domain';
 import { CelEvaluationError, type CelEngine, resolveArguments } from './cel/index.ts';
 import type { Clock } from './clock.ts';
 import { settleWithConcurrency } from './concurrency.ts';
-import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
+import type { ExecutorRegistry } from './executors/types.ts';
+import { GateBlocked, RunCancelled, actionOf, gateOutcomeText, passGate, type GateAction } from './gates.ts';
 import type { RunLedger } from './ledger.ts';
+import { NodeFailedError, StepRunner, messageOf, type NodeResult } from './step-runner.ts';
 
-/** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
-export class NodeFailedError extends Error {
-  override readonly name = 'NodeFailedError';
-  constructor(
-    readonly nodeId: string,
-    readonly nodeName: string,
-    readonly reason: string,
-  ) {
-    super(`Node '${nodeName}' failed: ${reason}`);
-  }
-}
+export { NodeFailedError } from './step-runner.ts';
 
 /** What the interpreter needs; everything with side effects is injected. */
 export interface InterpreterDeps {
@@ -72,25 +66,25 @@ interface Scope {
   loopState: LoopState | null;
 }
 
-/** Result of one node: its output and whether it counts as content for the next step. */
-interface NodeResult {
-  output: unknown;
-  skipped: boolean;
-}
+type GateFlags = Partial<Pick<GateRequest, 'requiresConfirmation' | 'requiresUserInput' | 'requiresOutputReview' | 'requiresRouteSelection' | 'stepOutput' | 'iteration'>>;
 
 /** Runs (or re-traverses) one run's tree. One instance per traversal. */
 export class Interpreter {
   /** `previous_step_outputs`: node name -> output of every node finished so far. */
   private readonly outputs: Record<string, unknown> = {};
   private readonly input: Record<string, unknown>;
+  private readonly steps: StepRunner;
 
   constructor(private readonly deps: InterpreterDeps) {
     this.input = deps.ledger.run.initialInput;
+    this.steps = new StepRunner(deps);
   }
 
   /**
-   * Walks the whole tree. Resolves with the final output (the last root node's output); rejects
-   * with NodeFailedError when a node fails, or with the abort reason when the signal fires.
+   * Walks the whole tree. Resolves with the final output (the last root node's output). Rejects
+   * with NodeFailedError when a node fails, GateBlocked when a branch waits for a decision (the
+   * rest of the tree has been advanced as far as it can), RunCancelled when a gate cancels the
+   * run, or the abort reason when the signal fires.
    */
   async run(): Promise<unknown> {
     return this.runSequence(this.deps.ledger.run.definitionSnapshot.nodes, { previous: this.input, iterationPath: '', loopState: null });
@@ -108,7 +102,7 @@ export class Interpreter {
   private async runNode(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
     this.deps.signal.throwIfAborted();
     const done = this.deps.ledger.settled(node.id, scope.iterationPath);
-    const result = done ? reused(done) : await this.execute(node, scope);
+    const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);
     this.outputs[node.name] = result.output;
     return result;
   }
@@ -118,12 +112,13 @@ export class Interpreter {
       case 'step':
         return this.runStep(node, scope);
       case 'parallel':
-        return this.runContainer(node, scope, null, () => this.runParallel(node, scope));
+        return this.runContainer(node, scope, null, async () => ({ output: await this.runParallel(node, scope), skipped: false }));
       case 'loop':
-        return this.runContainer(node, scope, null, () => this.runLoop(node, scope));
+        return this.runLoop(node, scope);
       case 'condition':
+        return this.runCondition(node, scope);
       case 'router':
-        return this.runBranching(node, scope);
+        return this.runRouter(node, scope);
     }
   }
 
@@ -143,79 +138,142 @@ export class Interpreter {
   // ---- step -------------------------------------------------------------------------------
 
   private async runStep(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
-    const { ledger } = this.deps;
-    const policy: StepConfig = node.stepConfig ?? STEP_CONFIG_DEFAULTS;
-    let args: Record<string, unknown>;
-    try {
-      args = resolveArguments(node.config as Record<string, unknown>, this.variables(scope), this.deps.cel);
-    } catch (error) {
-      const nodeRun = await ledger.start(node, scope.iterationPath, null);
-      return this.giveUp(node, nodeRun, policy, messageOf(error));
-    }
-    const executorKeys = node.executorKey ? [node.executorKey] : node.a2aPool;
-    for (;;) {
-      const nodeRun = await ledger.start(node, scope.iterationPath, args);
-      const attempts = nodeRun.attempt;
-      try {
-        const output = await this.invokeWithFailover(executorKeys, { args, input: scope.previous, attempt: nodeRun.attempt, node });
-        await ledger.end(nodeRun, { status: 'completed', outputSnapshot: output });
-        return { output, skipped: false };
-      } catch (error) {
-        this.deps.signal.throwIfAborted();
-        const message = messageOf(error);
-        if (!isRetryable(error) || attempts > policy.maxRetries) return this.giveUp(node, nodeRun, policy, message);
-        await ledger.end(nodeRun, { status: 'failed', error: message });
-        const delayMs = backoffDelayMs(attempts, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
-        await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath: scope.iterationPath, attempt: attempts, delayMs, error: message });
-        await this.deps.clock.sleep(delayMs, this.deps.signal);
+    const review = node.humanReview;
+    const path = scope.iterationPath;
+    let feedback: string | null = null;
+    for (let round = 0; ; round++) {
+      let userInput: Record<string, unknown> | null = null;
+      if (review && (review.requiresConfirmation || review.requiresUserInput)) {
+        const decided = await this.gate(node, path, 'pre', round, { requiresConfirmation: review.requiresConfirmation, requiresUserInput: review.requiresUserInput });
+        const action = actionOf(decided);
+        if (action !== 'proceed') {
+          const outcome = await this.rejected(node, path, decided, action, round);
+          if (outcome === 'retry') {
+            feedback = decided.rejectionFeedback;
+            continue;
+          }
+          return outcome;
+        }
+        userInput = decided.userInput;
       }
-    }
-  }
 
-  /** Final failure of a step: `onError: skip` skips it, anything else fails the node. */
-  private async giveUp(node: WorkflowNode, nodeRun: NodeRunRecord, policy: StepConfig, message: string): Promise<NodeResult> {
-    if (policy.onError === 'skip') {
-      await this.deps.ledger.end(nodeRun, { status: 'skipped', error: message });
-      return { output: null, skipped: true };
-    }
-    await this.deps.ledger.end(nodeRun, { status: 'failed', error: message });
-    throw new NodeFailedError(node.id, node.name, message);
-  }
-
-  /** One attempt: tries each executor key in order, returning the first success. */
-  private async invokeWithFailover(keys: readonly string[], call: { args: Record<string, unknown>; input: unknown; attempt: number; node: WorkflowNode }): Promise<unknown> {
-    const failures: Array<{ key: string; error: unknown }> = [];
-    for (const key of keys) {
-      try {
-        return await this.deps.executors.get(key).invoke({
-          arguments: call.args,
-          input: call.input,
-          attempt: call.attempt,
-          signal: this.deps.signal,
-          context: { runId: this.deps.ledger.run.id, nodeId: call.node.id, nodeName: call.node.name },
+      const reviewed = review?.requiresOutputReview === true;
+      const earlier = reviewed ? this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round)) : undefined;
+      let output: unknown;
+      if (earlier) {
+        output = earlier.stepOutput;
+      } else {
+        const vars = this.variables(scope, {
+          user_input: userInput,
+          additional_data: { triggerSource: this.deps.ledger.run.triggerSource, rejectionFeedback: feedback, retryCount: round },
         });
-      } catch (error) {
-        this.deps.signal.throwIfAborted();
-        failures.push({ key, error });
+        let args: Record<string, unknown>;
+        try {
+          args = resolveArguments(node.config as Record<string, unknown>, vars, this.deps.cel);
+        } catch (error) {
+          return this.steps.failBeforeExecution(node, path, messageOf(error));
+        }
+        const result = await this.steps.execute({ node, iterationPath: path, arguments: args, input: scope.previous, holdForReview: reviewed });
+        if (result.skipped || !reviewed) return result;
+        output = result.output;
       }
+
+      const reviewedResult = await this.reviewOutput(node, path, round, output);
+      if (reviewedResult !== 'retry') return reviewedResult;
+      feedback = this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round))?.rejectionFeedback ?? null;
     }
-    if (failures.length === 1) throw failures[0]!.error;
-    throw new ExecutorError(`every agent of the pool failed: ${failures.map((f) => `${f.key}: ${messageOf(f.error)}`).join('; ')}`, {
-      retryable: failures.some((f) => isRetryable(f.error)),
-    });
+  }
+
+  /**
+   * Output review after a step or router executed (its node run holds `awaiting_approval` with the
+   * output): confirm keeps the output, edit replaces it downstream (the node run keeps both),
+   * anything else follows the rejection policy.
+   */
+  private async reviewOutput(node: WorkflowNode, path: string, round: number, output: unknown): Promise<NodeResult | 'retry'> {
+    const decided = await this.gate(node, path, 'post', round, { requiresOutputReview: true, stepOutput: output }, async () => {});
+    const action = actionOf(decided);
+    if (action !== 'proceed') return this.rejected(node, path, decided, action, round);
+    const edited = decided.resolution === 'edit';
+    const final = edited ? decided.editedOutput : output;
+    await this.deps.ledger.end(this.nodeRunOf(node, path), { status: 'completed', outputSnapshot: final, originalOutputSnapshot: edited ? output : undefined });
+    return { output: final, skipped: false };
+  }
+
+  // ---- HITL -------------------------------------------------------------------------------
+
+  /**
+   * Passes the gate (returns its decided requirement) or stops this branch with GateBlocked.
+   * By default a blocked gate marks the node run `awaiting_approval`.
+   */
+  private gate(node: WorkflowNode, path: string, phase: GateRequest['phase'], round: number, flags: GateFlags, onBlocked?: () => Promise<void>): Promise<RequirementRecord> {
+    const request = {
+      node,
+      iterationPath: path,
+      phase,
+      round,
+      requiresConfirmation: false,
+      requiresUserInput: false,
+      requiresOutputReview: false,
+      requiresRouteSelection: false,
+      ...flags,
+    };
+    return passGate(this.deps.ledger, this.deps.clock, request, onBlocked ?? (() => this.deps.ledger.awaiting(node, path)));
+  }
+
+  /**
+   * Applies a rejection (or a timeout) that does not proceed: skip settles the node as skipped,
+   * cancel stops the run, retry asks for another round unless `maxRetries` rounds were spent
+   * (then the node fails).
+   */
+  private async rejected(node: WorkflowNode, path: string, decided: RequirementRecord, action: Exclude<GateAction, 'proceed'>, round: number): Promise<NodeResult | 'retry'> {
+    const reason = gateOutcomeText(decided);
+    switch (action) {
+      case 'retry':
+        if (round + 1 <= (decided.maxRetries ?? 0)) return 'retry';
+        await this.settleNode(node, path, 'failed', `${reason} (after ${round + 1} rounds)`);
+        throw new NodeFailedError(node.id, node.name, `${reason}; no retries left (maxRetries ${decided.maxRetries ?? 0})`);
+      case 'cancel':
+        await this.settleNode(node, path, 'cancelled', reason);
+        throw new RunCancelled(`Run cancelled: ${reason}`);
+      case 'skip':
+      case 'else_branch':
+        await this.settleNode(node, path, 'skipped', reason);
+        return { output: null, skipped: true };
+    }
+  }
+
+  /** Ends a node run that a gate stopped (it exists: every gate marks or starts it first). */
+  private async settleNode(node: WorkflowNode, path: string, status: 'failed' | 'cancelled' | 'skipped', error: string): Promise<void> {
+    await this.deps.ledger.end(this.nodeRunOf(node, path), { status, error });
+  }
+
+  private nodeRunOf(node: WorkflowNode, path: string) {
+    const nodeRun = this.deps.ledger.existing(node.id, path);
+    if (!nodeRun) throw new Error(`no node run for ${node.id}@${path}`);
+    return nodeRun;
   }
 
   // ---- containers -------------------------------------------------------------------------
 
-  /** Records a container node run around `body`; a failure inside fails the container too. */
-  private async runContainer(node: WorkflowNode, scope: Scope, inputSnapshot: unknown, body: () => Promise<unknown>): Promise<NodeResult> {
+  /**
+   * Records a container node run around `body`. A failure inside fails the container too; a
+   * branch waiting at a gate leaves it running until the next traversal. `holdForReview` leaves
+   * it `awaiting_approval` with its output (an output review follows).
+   */
+  private async runContainer(node: WorkflowNode, scope: Scope, inputSnapshot: unknown, body: () => Promise<NodeResult>, holdForReview = false): Promise<NodeResult> {
     const nodeRun = await this.deps.ledger.start(node, scope.iterationPath, inputSnapshot);
     try {
-      const output = await body();
-      await this.deps.ledger.end(nodeRun, { status: 'completed', outputSnapshot: output });
-      return { output, skipped: false };
+      const result = await body();
+      const status = holdForReview && !result.skipped ? 'awaiting_approval' : result.skipped ? 'skipped' : 'completed';
+      await this.deps.ledger.end(nodeRun, { status, outputSnapshot: result.output });
+      return result;
     } catch (error) {
       this.deps.signal.throwIfAborted();
+      if (error instanceof GateBlocked) throw error;
+      if (error instanceof RunCancelled) {
+        await this.deps.ledger.end(nodeRun, { status: 'cancelled', error: error.message });
+        throw error;
+      }
       await this.deps.ledger.end(nodeRun, { status: 'failed', error: reasonOf(node, error) });
       throw error instanceof NodeFailedError ? error : new NodeFailedError(node.id, node.name, messageOf(error));
     }
@@ -224,8 +282,10 @@ export class Interpreter {
   private async runParallel(node: WorkflowNode, scope: Scope): Promise<Record<string, unknown>> {
     const settled = await settleWithConcurrency(node.children, this.deps.parallelLimit, (child) => this.runNode(child, scope));
     this.deps.signal.throwIfAborted();
-    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failure) throw failure.reason;
+    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    const fatal = errors.find((e) => !(e instanceof GateBlocked));
+    if (fatal !== undefined) throw fatal;
+    if (errors.length > 0) throw errors[0];
     const output: Record<string, unknown> = {};
     node.children.forEach((child, i) => {
       output[child.name] = (settled[i] as PromiseFulfilledResult<NodeResult>).value.output;
@@ -233,15 +293,44 @@ export class Interpreter {
     return output;
   }
 
-  private async runLoop(node: WorkflowNode, scope: Scope): Promise<unknown[]> {
+  private async runLoop(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
+    const review = node.humanReview;
+    if (review?.requiresConfirmation) {
+      for (let round = 0; ; round++) {
+        const decided = await this.gate(node, scope.iterationPath, 'pre', round, { requiresConfirmation: true });
+        const action = actionOf(decided);
+        if (action === 'proceed') break;
+        const outcome = await this.rejected(node, scope.iterationPath, decided, action, round);
+        if (outcome !== 'retry') return outcome;
+      }
+    }
+    return this.runContainer(node, scope, null, async () => ({ output: await this.iterate(node, scope), skipped: false }));
+  }
+
+  /** The loop body, iteration by iteration, with iteration reviews when configured. */
+  private async iterate(node: WorkflowNode, scope: Scope): Promise<unknown[]> {
     const { maxIterations, endConditionCel } = node.loopConfig!;
+    const reviewed = node.humanReview?.requiresIterationReview === true;
     const outputs: unknown[] = [];
     let previous = scope.previous;
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
       const loopState: LoopState = { iteration, maxIterations, outputs: [...outputs] };
-      const iterationPath = scope.iterationPath ? `${scope.iterationPath}/${iteration}` : String(iteration);
-      previous = await this.runSequence(node.children, { previous, iterationPath, loopState });
-      outputs.push(previous);
+      let output: unknown;
+      for (let round = 0; ; round++) {
+        const segment = round === 0 ? String(iteration) : `${iteration}r${round}`;
+        const iterationPath = scope.iterationPath ? `${scope.iterationPath}/${segment}` : segment;
+        output = await this.runSequence(node.children, { previous, iterationPath, loopState });
+        if (!reviewed) break;
+        const decided = await this.gate(node, scope.iterationPath, 'iteration', round, { requiresConfirmation: true, stepOutput: output, iteration }, async () => {});
+        const action = actionOf(decided);
+        if (action === 'proceed') break;
+        if (action === 'cancel') throw new RunCancelled(`Run cancelled: ${gateOutcomeText(decided)} (iteration ${iteration})`);
+        if (action === 'retry' && round + 1 <= (decided.maxRetries ?? 0)) continue;
+        if (action === 'retry') throw new NodeFailedError(node.id, node.name, `${gateOutcomeText(decided)} (iteration ${iteration}); no retries left`);
+        return outputs; // skip: the rejected iteration is dropped and the loop ends
+      }
+      outputs.push(output);
+      previous = output;
       if (endConditionCel) {
         const vars = this.variables({ ...scope, previous }, { loop_state: { iteration, maxIterations, outputs: [...outputs] } });
         if (this.evaluate(node, 'endConditionCel', () => this.deps.cel.evaluateBool(endConditionCel, vars))) break;
@@ -250,20 +339,76 @@ export class Interpreter {
     return outputs;
   }
 
-  private async runBranching(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
+  private async runCondition(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
     const expression = node.conditionCel!;
-    if (node.nodeType === 'condition') {
+    for (let round = 0; ; round++) {
       const result = await this.decide(node, scope, () => this.deps.cel.evaluateBool(expression, this.variables(scope)));
-      const branch = result ? 'trueSteps' : 'falseSteps';
-      return this.runContainer(node, scope, { conditionCel: expression, result, branch }, () => this.runSequence(node[branch], scope));
+      let branch: 'trueSteps' | 'falseSteps' = result ? 'trueSteps' : 'falseSteps';
+      if (node.humanReview?.requiresConfirmation) {
+        const decided = await this.gate(node, scope.iterationPath, 'decision', round, { requiresConfirmation: true, stepOutput: { result, branch } });
+        const action = actionOf(decided);
+        if (action === 'else_branch') branch = result ? 'falseSteps' : 'trueSteps';
+        else if (action !== 'proceed') {
+          const outcome = await this.rejected(node, scope.iterationPath, decided, action, round);
+          if (outcome === 'retry') continue;
+          return outcome;
+        }
+      }
+      const chosen = branch;
+      return this.runContainer(node, scope, { conditionCel: expression, result, branch: chosen }, async () => ({ output: await this.runSequence(node[chosen], scope), skipped: false }));
     }
+  }
+
+  private async runRouter(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
+    const review = node.humanReview;
     const names = node.choices.map((c) => c.name);
-    const selected = await this.decide(node, scope, () => this.deps.cel.evaluateString(expression, this.variables(scope, { step_choices: names })));
-    const choice = node.choices.find((c) => c.name === selected);
-    return this.runContainer(node, scope, { conditionCel: expression, selected }, async () => {
-      if (!choice) throw new NodeFailedError(node.id, node.name, `router selected '${selected}', which is not one of its choices: ${names.join(', ')}`);
-      return this.runSequence(choice.steps, scope);
-    });
+    const path = scope.iterationPath;
+    const expression = node.conditionCel;
+    for (let round = 0; ; round++) {
+      const reviewed = review?.requiresOutputReview === true;
+      const earlier = reviewed ? this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round)) : undefined;
+      let output: unknown;
+      if (earlier) {
+        output = earlier.stepOutput;
+      } else {
+        const suggested = expression ? await this.decide(node, scope, () => this.deps.cel.evaluateString(expression, this.variables(scope, { step_choices: names }))) : null;
+        let selected = suggested === null ? null : [suggested];
+        if (review && (review.requiresConfirmation || review.requiresUserInput)) {
+          const decided = await this.gate(node, path, 'decision', round, {
+            requiresConfirmation: review.requiresConfirmation,
+            requiresUserInput: review.requiresUserInput,
+            requiresRouteSelection: review.requiresUserInput,
+            stepOutput: suggested === null ? null : { suggestedChoice: suggested },
+          });
+          const action = actionOf(decided);
+          if (action !== 'proceed') {
+            const outcome = await this.rejected(node, path, decided, action, round);
+            if (outcome === 'retry') continue;
+            return outcome;
+          }
+          selected = decided.selectedChoices ?? selected;
+        }
+        const branchPath = round === 0 ? path : `${path ? `${path}/` : ''}r${round}`;
+        const result = await this.runContainer(node, scope, { conditionCel: expression, selected }, () => this.runChoices(node, selected, { ...scope, iterationPath: branchPath }), reviewed);
+        if (!reviewed) return result;
+        output = result.output;
+      }
+      const reviewedResult = await this.reviewOutput(node, path, round, output);
+      if (reviewedResult !== 'retry') return reviewedResult;
+    }
+  }
+
+  /** Runs the selected choices' steps in definition order. */
+  private async runChoices(node: WorkflowNode, selected: readonly string[] | null, scope: Scope): Promise<NodeResult> {
+    const names = node.choices.map((c) => c.name);
+    if (!selected) throw new NodeFailedError(node.id, node.name, 'no route was selected (the router has no conditionCel and the decision named no choice)');
+    const unknown = selected.filter((name) => !names.includes(name));
+    if (unknown.length > 0) throw new NodeFailedError(node.id, node.name, `router selected '${unknown.join("', '")}', which is not one of its choices: ${names.join(', ')}`);
+    let previous = scope.previous;
+    for (const choice of node.choices) {
+      if (selected.includes(choice.name)) previous = await this.runSequence(choice.steps, { ...scope, previous });
+    }
+    return { output: previous, skipped: false };
   }
 
   /** Evaluates a branching decision; when it cannot be evaluated, records the node as failed. */
@@ -277,7 +422,7 @@ export class Interpreter {
     }
   }
 
-  /** Evaluates one of the node's expressions; an evaluation error fails the node (recorded). */
+  /** Evaluates one of the node's expressions; an evaluation error fails the node. */
   private evaluate<T>(node: WorkflowNode, field: string, evaluate: () => T): T {
     try {
       return evaluate();
@@ -288,15 +433,7 @@ export class Interpreter {
   }
 }
 
-function reused(nodeRun: NodeRunRecord): NodeResult {
-  return { output: nodeRun.outputSnapshot ?? null, skipped: nodeRun.status === 'skipped' };
-}
-
 /** The error text to record on `node`'s own node run: the bare reason when the node itself failed. */
 function reasonOf(node: WorkflowNode, error: unknown): string {
   return error instanceof NodeFailedError && error.nodeId === node.id ? error.reason : messageOf(error);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,10 @@
 /**
  * The run's history as the interpreter sees it (DESIGN.md "memoized re-traversal"): which node
- * runs are already settled (their outputs are reused instead of executing again), and the writes
- * that record new node runs and run events.
+ * runs are already settled (their outputs are reused instead of executing again), which HITL
+ * gates were raised and how they were decided, and the writes that record new node runs,
+ * requirements and run events.
  */
-import type { NodeRunRecord, NodeType, RunRecord } from '@switchyard/domain';
+import type { NodeRunRecord, NodeType, RequirementRecord, RunRecord } from '@switchyard/domain';
 import { SETTLED_NODE_RUN_STATUSES } from '@switchyard/domain';
 import type { NodeRunEnd, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
@@ -25,13 +26,41 @@ export class RunLedger {
   /** The last event seq this ledger wrote; null until the first write. */
   private lastSeq: number | null = null;
 
+  private readonly requirements = new Map<string, RequirementRecord>();
+
+  /** `owner` is the lease holder writing through this ledger (requirements need the lease). */
   constructor(
     private readonly repos: Repositories,
     readonly run: RunRecord,
     private readonly clock: Clock,
     history: readonly NodeRunRecord[],
+    private readonly owner: string,
   ) {
     for (const nodeRun of history) this.memo.set(nodeRunKey(nodeRun.nodeId, nodeRun.iterationPath), nodeRun);
+    for (const requirement of run.pendingRequirements) this.requirements.set(requirement.gateKey, requirement);
+  }
+
+  /** The requirement raised at this gate (decided or not), else undefined. */
+  requirement(gateKey: string): RequirementRecord | undefined {
+    return this.requirements.get(gateKey);
+  }
+
+  /** Stores a new requirement on the run and appends `requirement.raised`. Throws when the lease was lost. */
+  async raise(requirement: RequirementRecord): Promise<void> {
+    if (!(await this.repos.runs.addRequirement(this.run.id, this.owner, requirement, this.clock.now()))) {
+      throw new Error('lease lost while raising a requirement');
+    }
+    this.requirements.set(requirement.gateKey, requirement);
+    await this.event('requirement.raised', { stepId: requirement.stepId, nodeId: requirement.nodeId, phase: requirement.phase, round: requirement.round });
+  }
+
+  /** Marks a node run as held at a gate before executing. */
+  async awaiting(node: LedgerNode, iterationPath: string): Promise<void> {
+    const nodeRun = await this.repos.nodeRuns.markAwaiting(
+      { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, nodeId: node.id, nodeName: node.name, nodeType: node.nodeType, iterationPath },
+      this.clock.now(),
+    );
+    this.memo.set(nodeRunKey(node.id, iterationPath), nodeRun);
   }
 
   /** The node run at this key when it is settled (completed or skipped), else undefined. */

@@ -55,6 +55,7 @@ export const NodeRunDetail = Type.Object({
   attempt: Type.Integer({ description: '1-based attempt counter (0 = not yet started)' }),
   inputSnapshot: nullable(JsonValue),
   outputSnapshot: nullable(JsonValue),
+  originalOutputSnapshot: Type.Optional(nullable(JsonValue)),
   error: nullable(Type.String()),
   startedAt: nullable(Timestamp),
   finishedAt: nullable(Timestamp),

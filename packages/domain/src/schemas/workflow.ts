@@ -104,6 +104,8 @@ export const HumanReview = Type.Object({
   onReject: Type.Enum([...ON_REJECT_POLICIES]),
   timeoutSeconds: Type.Union([Type.Number(), Type.Null()]),
   onTimeout: Type.Enum([...ON_TIMEOUT_POLICIES]),
+  maxRetries: Type.Integer({ description: 'How often onReject retry may re-run the node before it fails (extension; default 3)' }),
+  allowMultipleSelections: Type.Boolean({ description: 'Routers with requiresUserInput: the human may pick several choices, run in definition order (extension)' }),
 });
 export type HumanReview = Static<typeof HumanReview>;
 
@@ -120,6 +122,8 @@ const HumanReviewInput = Type.Object({
   onReject: Type.Optional(Type.Enum([...ON_REJECT_POLICIES])),
   timeoutSeconds: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
   onTimeout: Type.Optional(Type.Enum([...ON_TIMEOUT_POLICIES])),
+  maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  allowMultipleSelections: Type.Optional(Type.Boolean()),
 });
 
 const nullableString = () => Type.Optional(Type.Union([Type.String(), Type.Null()]));

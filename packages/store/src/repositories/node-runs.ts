@@ -26,10 +26,12 @@ export interface NodeRunStart extends NodeRunKey {
   inputSnapshot: unknown;
 }
 
-/** How an attempt or a node ended. */
+/** How an attempt or a node ended (`awaiting_approval`: executed, its output awaits review). */
 export interface NodeRunEnd {
-  status: Extract<NodeRunStatus, 'completed' | 'failed' | 'skipped' | 'cancelled'>;
+  status: Extract<NodeRunStatus, 'completed' | 'failed' | 'skipped' | 'cancelled' | 'awaiting_approval'>;
   outputSnapshot?: unknown;
+  /** The executor's output when a reviewer replaced it. */
+  originalOutputSnapshot?: unknown;
   error?: string | null;
 }
 
@@ -79,11 +81,38 @@ export class NodeRuns {
           workflow_definition_id: oid(start.workflowDefinitionId),
           node_name: start.nodeName,
           node_type: start.nodeType,
-          started_at: now,
           created_at: now,
         },
+        // The first attempt's start; absent while a node waits at a gate before executing.
+        $min: { started_at: now },
         $set: { status: 'running', input_snapshot: toStoredUserData(start.inputSnapshot ?? null), output_snapshot: null, error: null, finished_at: null, updated_at: now },
         $inc: { attempt: 1 },
+      },
+      { upsert: true },
+    );
+    return toRecord(doc!);
+  }
+
+  /**
+   * Marks a node run as held at a HITL gate before it executes (creating it with attempt 0 when it
+   * does not exist yet).
+   */
+  async markAwaiting(start: Omit<NodeRunStart, 'inputSnapshot'>, now: Date): Promise<NodeRunRecord> {
+    const doc = await this.collection.findOneAndUpdate(
+      keyFilter(start),
+      {
+        $setOnInsert: {
+          workflow_definition_id: oid(start.workflowDefinitionId),
+          node_name: start.nodeName,
+          node_type: start.nodeType,
+          attempt: 0,
+          input_snapshot: null,
+          output_snapshot: null,
+          error: null,
+          finished_at: null,
+          created_at: now,
+        },
+        $set: { status: 'awaiting_approval', updated_at: now },
       },
       { upsert: true },
     );
@@ -98,8 +127,9 @@ export class NodeRuns {
         $set: {
           status: end.status,
           output_snapshot: toStoredUserData(end.outputSnapshot ?? null),
+          original_output_snapshot: toStoredUserData(end.originalOutputSnapshot ?? null),
           error: end.error ?? null,
-          finished_at: now,
+          finished_at: end.status === 'awaiting_approval' ? null : now,
           updated_at: now,
         },
       },

@@ -3,7 +3,7 @@
  * lifecycle"): the filter names the statuses the run may come from and, for a runner, the lease it
  * must hold. Callers append the matching `run_events` entry.
  */
-import { RUN_TRANSITIONS, toDocument, type RunRecord, type RunStatus } from '@switchyard/domain';
+import { RUN_TRANSITIONS, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
@@ -42,6 +42,7 @@ export class WorkflowRuns {
     await this.collection.createIndex({ workflow_definition_id: 1, started_at: -1 }, { name: 'workflow_started' });
     await this.collection.createIndex({ status: 1, lease_expires_at: 1 }, { name: 'status_lease' });
     await this.collection.createIndex({ parent_run_id: 1, started_at: -1 }, { name: 'parent_started' });
+    await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
   }
 
   /** Inserts a `pending` run with no owner. */
@@ -58,6 +59,7 @@ export class WorkflowRuns {
       leaseExpiresAt: null,
       heartbeatAt: null,
       wakeSeq: 0,
+      wakePending: false,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -90,16 +92,72 @@ export class WorkflowRuns {
   }
 
   /**
-   * Claims the run for `owner` for `leaseMs` milliseconds: succeeds when the run is pending or
-   * running and nobody holds a live lease (a crashed owner's expired lease counts as none).
-   * Moves it to `running`. Returns the claimed run, or null when someone else has it or it ended.
+   * Claims the run for `owner` for `leaseMs` milliseconds: succeeds when nobody holds a live lease
+   * (a crashed owner's expired lease counts as none) and the run is pending, running, or awaiting
+   * approval with a decision not yet consumed (`wake_pending`). Moves it to `running`: for a parked
+   * run this is the one continuation after a decision. Returns the claimed run, or null when
+   * someone else has it, it ended, or it has nothing to continue with.
    */
   async claim(runId: string, owner: string, leaseMs: number, now: Date): Promise<RunRecord | null> {
     return this.cas(
-      { _id: oid(runId), status: { $in: ['pending', 'running'] }, $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] },
-      { status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now },
+      { _id: oid(runId), $and: [CLAIMABLE, noLiveLease(now)] },
+      { status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false },
       now,
     );
+  }
+
+  /**
+   * Parks a run at its HITL gates: `running` -> `awaiting_approval`, lease released. Fails (null)
+   * when a decision arrived since the traversal read the run (`wake_seq` moved): the caller must
+   * traverse again instead of parking, or that decision would never be consumed (lost wake-up).
+   */
+  async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<RunRecord | null> {
+    return this.cas(
+      { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq },
+      { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false },
+      now,
+    );
+  }
+
+  /**
+   * Adds a requirement unless one with the same `gateKey` exists (re-traversal). Only the lease
+   * holder adds. Returns false when the lease was lost.
+   */
+  async addRequirement(runId: string, owner: string, requirement: RequirementRecord, now: Date): Promise<boolean> {
+    const result = await this.collection.updateOne(
+      { _id: oid(runId), lease_owner: owner, 'pending_requirements.gate_key': { $ne: requirement.gateKey } },
+      { $push: { pending_requirements: toDocument(requirement) }, $set: { updated_at: now } },
+    );
+    if (result.matchedCount === 1) return true;
+    return (await this.collection.countDocuments({ _id: oid(runId), lease_owner: owner })) === 1;
+  }
+
+  /**
+   * Records a decision on the undecided requirement `stepId` with one compare-and-set: the filter
+   * requires that element to be undecided (`$[r]` + arrayFilters), so of concurrent deciders
+   * exactly one gets the run back and every other gets null. `expiredAt` restricts it to
+   * requirements whose timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending`.
+   */
+  async decideRequirement(runId: string, stepId: string, decision: Decision, now: Date, expiredAt?: Date): Promise<RunRecord | null> {
+    const element: Record<string, unknown> = { step_id: stepId, decided_at: null, ...(expiredAt ? { timeout_at: { $lte: expiredAt } } : {}) };
+    const set: Record<string, unknown> = { updated_at: now, wake_pending: true };
+    const fields = { ...decision, decidedAt: now };
+    for (const [key, value] of Object.entries(toDocument<Record<string, unknown>>(fields))) set[`pending_requirements.$[r].${key}`] = value;
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(runId), status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: element } },
+      { $set: set, $inc: { wake_seq: 1 } },
+      { arrayFilters: [Object.fromEntries(Object.entries(element).map(([k, v]) => [`r.${k}`, v]))] },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Runs with an undecided requirement whose timeout is at or before `now` (for the sweeper), at most `limit`. */
+  async listExpiredRequirements(now: Date, limit: number): Promise<RunRecord[]> {
+    const docs = await this.collection.find(
+      { status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: { decided_at: null, timeout_at: { $lte: now } } } },
+      { limit, sort: { _id: 1 }, projection: { definition_snapshot: 0 } },
+    );
+    return docs.map(toRecord);
   }
 
   /** Extends `owner`'s lease (the heartbeat). False when the lease was lost. */
@@ -141,11 +199,11 @@ export class WorkflowRuns {
 
   /**
    * Ids of runs that need an owner: pending or running with no live lease (crashed owners,
-   * restarts). Oldest first, at most `limit`.
+   * restarts), or parked with an unconsumed decision. Oldest first, at most `limit`.
    */
   async listClaimable(now: Date, limit: number): Promise<string[]> {
     const docs = await this.collection.find(
-      { status: { $in: ['pending', 'running'] }, $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] },
+      { $and: [CLAIMABLE, noLiveLease(now)] },
       { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
     return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
@@ -161,6 +219,16 @@ export class WorkflowRuns {
     const doc = await this.collection.findOneAndUpdate(filter, { $set: set });
     return doc ? toRecord(doc) : null;
   }
+}
+
+/** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
+const DECIDABLE: RunStatus[] = ['running', 'awaiting_approval', 'paused'];
+
+/** Runs an instance may take over: see {@link WorkflowRuns.claim}. */
+const CLAIMABLE: Document = { $or: [{ status: { $in: ['pending', 'running'] } }, { status: 'awaiting_approval', wake_pending: true }] };
+
+function noLiveLease(now: Date): Document {
+  return { $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] };
 }
 
 function toRecord(doc: Document): RunRecord {

@@ -1,0 +1,213 @@
+/**
+ * HITL v2 rules that need no I/O (spec "Resolve HITL Requirement", "StepRequirementSummary",
+ * "PendingUserInputField"; DESIGN.md "HITL v2"): the requirement a gate raises, the API address of
+ * a gate, and the validation of a decision against the requirement it decides.
+ */
+import { InvalidRequestError } from './errors.ts';
+import type { GatePhase, RequirementRecord, Resolution } from './records.ts';
+import type { ApproveBody } from './schemas/approval.ts';
+import type { PendingUserInputField } from './schemas/run.ts';
+import type { HumanReview, UserInputField, WorkflowNode } from './schemas/workflow.ts';
+
+/** The decision fields written onto a requirement. */
+export interface Decision {
+  resolution: Resolution;
+  confirmed: boolean;
+  rejectionFeedback: string | null;
+  editedOutput: unknown;
+  userInput: Record<string, unknown> | null;
+  selectedChoices: string[] | null;
+  decidedBy: 'human' | 'timeout';
+}
+
+/** API address of a gate: the node id, suffixed with `@<iteration path>` inside loops. */
+export function stepIdOf(nodeId: string, iterationPath: string): string {
+  return iterationPath === '' ? nodeId : `${nodeId}@${iterationPath}`;
+}
+
+/**
+ * Re-traversal key of a gate: node, iteration path, phase (with the loop iteration for iteration
+ * reviews) and round.
+ */
+export function gateKeyOf(nodeId: string, iterationPath: string, phase: GatePhase, round: number, iteration?: number): string {
+  return `${nodeId}@${iterationPath}#${phase}${iteration === undefined ? '' : `:${iteration}`}#${round}`;
+}
+
+/** What a gate asks, beyond its node's HumanReview. */
+export interface GateRequest {
+  node: WorkflowNode;
+  iterationPath: string;
+  phase: GatePhase;
+  round: number;
+  /** The loop iteration under review (phase `iteration`). */
+  iteration?: number;
+  requiresConfirmation: boolean;
+  requiresUserInput: boolean;
+  requiresOutputReview: boolean;
+  requiresRouteSelection: boolean;
+  /** Output under review (post-execution and iteration review), or a router's suggestion. */
+  stepOutput?: unknown;
+  /** Now, and the clock's idea of it, for `requestedAt` and `timeoutAt`. */
+  now: Date;
+}
+
+const PYTHON_TYPES: Record<UserInputField['fieldType'], string> = { string: 'str', number: 'float', boolean: 'bool', array: 'list' };
+
+/** Authoring form fields -> the runtime PendingUserInputField payload (agno's type names, `value` = default). */
+export function toPendingUserInputFields(fields: readonly UserInputField[]): PendingUserInputField[] {
+  return fields.map((field) => ({
+    name: field.name,
+    fieldType: PYTHON_TYPES[field.fieldType],
+    description: field.description ?? null,
+    required: field.required,
+    value: field.defaultValue ?? null,
+    allowedValues: field.allowedValues ?? null,
+  }));
+}
+
+/** Builds the requirement a gate raises (undecided). */
+export function buildRequirement(request: GateRequest): RequirementRecord {
+  const { node } = request;
+  const review = node.humanReview as HumanReview;
+  const collectsInput = request.requiresUserInput && !request.requiresRouteSelection;
+  return {
+    schemaVersion: 1,
+    stepId: stepIdOf(node.id, request.iterationPath),
+    gateKey: gateKeyOf(node.id, request.iterationPath, request.phase, request.round, request.iteration),
+    nodeId: node.id,
+    iterationPath: request.iterationPath,
+    phase: request.phase,
+    round: request.round,
+    stepName: node.name,
+    stepType: node.nodeType,
+    requiresConfirmation: request.requiresConfirmation,
+    requiresUserInput: collectsInput,
+    requiresOutputReview: request.requiresOutputReview,
+    requiresRouteSelection: request.requiresRouteSelection,
+    confirmationMessage: request.requiresConfirmation ? review.confirmationMessage : null,
+    userInputMessage: request.requiresUserInput ? review.userInputMessage : null,
+    userInputSchema: collectsInput ? toPendingUserInputFields(review.userInputSchema) : null,
+    outputReviewMessage: request.phase === 'iteration' ? review.iterationReviewMessage : request.requiresOutputReview ? review.outputReviewMessage : null,
+    availableChoices: request.requiresRouteSelection ? node.choices.map((c) => c.name) : null,
+    allowMultipleSelections: request.requiresRouteSelection && review.allowMultipleSelections,
+    stepOutput: request.stepOutput ?? null,
+    isPostExecution: request.phase === 'post' || request.phase === 'iteration',
+    confirmed: null,
+    rejectionFeedback: null,
+    editedOutput: null,
+    userInput: null,
+    selectedChoices: null,
+    resolution: null,
+    decidedBy: null,
+    retryCount: request.round,
+    maxRetries: review.maxRetries,
+    onTimeout: review.onTimeout,
+    onReject: review.onReject,
+    requestedAt: request.now,
+    timeoutAt: review.timeoutSeconds === null ? null : new Date(request.now.getTime() + review.timeoutSeconds * 1000),
+    decidedAt: null,
+  };
+}
+
+/**
+ * Checks a human decision against the requirement (spec "Resolution x Requirement Type
+ * Compatibility") and returns the fields to store. Throws InvalidRequestError (400) on a
+ * mismatch, a missing payload, form values that break the schema, or unknown route choices.
+ */
+export function validateDecision(requirement: RequirementRecord, body: ApproveBody): Decision {
+  const decision: Decision = {
+    resolution: body.resolution,
+    confirmed: body.resolution !== 'reject',
+    rejectionFeedback: body.resolution === 'reject' ? (body.feedback ?? null) : null,
+    editedOutput: null,
+    userInput: null,
+    selectedChoices: null,
+    decidedBy: 'human',
+  };
+  const step = `step '${requirement.stepId}'`;
+  switch (body.resolution) {
+    case 'confirm':
+      if (requirement.requiresUserInput) decision.userInput = checkUserInput(requirement, {}, step);
+      return decision;
+    case 'reject':
+      return decision;
+    case 'edit':
+      if (!requirement.requiresOutputReview || !requirement.isPostExecution) {
+        throw new InvalidRequestError(`Resolution 'edit' needs an output review after execution; ${step} is not one`);
+      }
+      if (body.editedOutput === undefined || body.editedOutput === null) throw new InvalidRequestError("Resolution 'edit' requires editedOutput");
+      decision.editedOutput = body.editedOutput;
+      return decision;
+    case 'user_input':
+      if (!requirement.requiresUserInput) throw new InvalidRequestError(`Resolution 'user_input' needs a requirement that collects user input; ${step} does not`);
+      if (!body.userInput) throw new InvalidRequestError("Resolution 'user_input' requires userInput");
+      decision.userInput = checkUserInput(requirement, body.userInput as Record<string, unknown>, step);
+      return decision;
+    case 'route_select':
+      if (!requirement.requiresRouteSelection) throw new InvalidRequestError(`Resolution 'route_select' needs a route selection; ${step} is not one`);
+      if (!body.selectedChoices || body.selectedChoices.length === 0) throw new InvalidRequestError("Resolution 'route_select' requires selectedChoices");
+      decision.selectedChoices = checkChoices(requirement, body.selectedChoices);
+      return decision;
+  }
+}
+
+/** The decision a timeout makes: onTimeout approve -> confirm (defaults), skip, cancel. */
+export function timeoutDecision(requirement: RequirementRecord): Decision {
+  const resolution: Resolution = requirement.onTimeout === 'approve' ? 'confirm' : requirement.onTimeout;
+  return {
+    resolution,
+    confirmed: resolution === 'confirm',
+    rejectionFeedback: null,
+    editedOutput: null,
+    userInput: resolution === 'confirm' && requirement.requiresUserInput ? defaultsOf(requirement) : null,
+    selectedChoices: null,
+    decidedBy: 'timeout',
+  };
+}
+
+function defaultsOf(requirement: RequirementRecord): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of requirement.userInputSchema ?? []) if (field.value !== null && field.value !== undefined) values[field.name] = field.value;
+  return values;
+}
+
+const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
+  str: (v) => typeof v === 'string',
+  float: (v) => typeof v === 'number' && Number.isFinite(v),
+  int: (v) => typeof v === 'number' && Number.isInteger(v),
+  bool: (v) => typeof v === 'boolean',
+  list: (v) => Array.isArray(v),
+  dict: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+};
+
+/** Validates form values (defaults filled in) against the requirement's fields. */
+function checkUserInput(requirement: RequirementRecord, given: Record<string, unknown>, step: string): Record<string, unknown> {
+  const fields = requirement.userInputSchema ?? [];
+  const values = { ...defaultsOf(requirement), ...given };
+  const problems: string[] = [];
+  const known = new Set(fields.map((f) => f.name));
+  for (const name of Object.keys(given)) if (!known.has(name)) problems.push(`unknown field '${name}'`);
+  for (const field of fields) {
+    const value = values[field.name];
+    if (value === undefined || value === null) {
+      if (field.required) problems.push(`field '${field.name}' is required`);
+      continue;
+    }
+    const check = field.fieldType ? TYPE_CHECKS[field.fieldType] : undefined;
+    if (check && !check(value)) problems.push(`field '${field.name}' must be of type ${field.fieldType}`);
+    if (field.allowedValues && !field.allowedValues.some((allowed) => JSON.stringify(allowed) === JSON.stringify(value))) {
+      problems.push(`field '${field.name}' must be one of ${JSON.stringify(field.allowedValues)}`);
+    }
+  }
+  if (problems.length > 0) throw new InvalidRequestError(`Invalid userInput for ${step}: ${problems.join('; ')}`, problems);
+  return values;
+}
+
+function checkChoices(requirement: RequirementRecord, selected: readonly string[]): string[] {
+  const available = requirement.availableChoices ?? [];
+  const unknown = selected.filter((name) => !available.includes(name));
+  if (unknown.length > 0) throw new InvalidRequestError(`Unknown choice(s) ${unknown.map((c) => `'${c}'`).join(', ')}; available: ${available.join(', ')}`);
+  if (new Set(selected).size !== selected.length) throw new InvalidRequestError('selectedChoices lists a choice twice');
+  if (selected.length > 1 && !requirement.allowMultipleSelections) throw new InvalidRequestError(`This router allows one choice, got ${selected.length}`);
+  return [...selected];
+}

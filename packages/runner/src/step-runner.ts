@@ -1,0 +1,128 @@
+/**
+ * One step's execution with retries (DESIGN.md "Retries"): attempts on one node run, exponential
+ * backoff with jitter between them, `a2aPool` failover inside an attempt, and `stepConfig.onError`
+ * after the last attempt.
+ */
+import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
+import { STEP_CONFIG_DEFAULTS } from '@switchyard/domain';
+import { backoffDelayMs } from './backoff.ts';
+import type { Clock } from './clock.ts';
+import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
+import type { RunLedger } from './ledger.ts';
+
+/** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
+export class NodeFailedError extends Error {
+  override readonly name = 'NodeFailedError';
+  constructor(
+    readonly nodeId: string,
+    readonly nodeName: string,
+    readonly reason: string,
+  ) {
+    super(`Node '${nodeName}' failed: ${reason}`);
+  }
+}
+
+/** Result of one node: its output, and whether it was skipped (then it is no content for the next step). */
+export interface NodeResult {
+  output: unknown;
+  skipped: boolean;
+}
+
+export interface StepRunnerDeps {
+  ledger: RunLedger;
+  executors: ExecutorRegistry;
+  clock: Clock;
+  signal: AbortSignal;
+  random?: () => number;
+}
+
+/** One execution of a step: its resolved arguments and where it runs. */
+export interface StepExecution {
+  node: WorkflowNode;
+  iterationPath: string;
+  arguments: Record<string, unknown>;
+  /** The step input (previous content). */
+  input: unknown;
+  /** Leave the node run `awaiting_approval` with its output after success (an output review follows). */
+  holdForReview: boolean;
+}
+
+export class StepRunner {
+  constructor(private readonly deps: StepRunnerDeps) {}
+
+  /**
+   * Runs attempts until one succeeds or the policy gives up. Resolves with the output (or a skip
+   * under `onError: skip`); rejects with NodeFailedError, or with the abort reason.
+   */
+  async execute(step: StepExecution): Promise<NodeResult> {
+    const { ledger } = this.deps;
+    const { node, iterationPath } = step;
+    const policy = policyOf(node);
+    const keys = node.executorKey ? [node.executorKey] : node.a2aPool;
+    for (;;) {
+      const nodeRun = await ledger.start(node, iterationPath, step.arguments);
+      try {
+        const output = await this.invokeWithFailover(keys, step, nodeRun.attempt);
+        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
+        return { output, skipped: false };
+      } catch (error) {
+        this.deps.signal.throwIfAborted();
+        const message = messageOf(error);
+        if (!isRetryable(error) || nodeRun.attempt > policy.maxRetries) return this.giveUp(node, nodeRun, message);
+        await ledger.end(nodeRun, { status: 'failed', error: message });
+        const delayMs = backoffDelayMs(nodeRun.attempt, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
+        await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
+        await this.deps.clock.sleep(delayMs, this.deps.signal);
+      }
+    }
+  }
+
+  /** Records a step that cannot even start (its arguments failed to evaluate) and applies `onError`. */
+  async failBeforeExecution(node: WorkflowNode, iterationPath: string, message: string): Promise<NodeResult> {
+    const nodeRun = await this.deps.ledger.start(node, iterationPath, null);
+    return this.giveUp(node, nodeRun, message);
+  }
+
+  /** Final failure: `onError: skip` skips the step, anything else fails the node. */
+  private async giveUp(node: WorkflowNode, nodeRun: NodeRunRecord, message: string): Promise<NodeResult> {
+    if (policyOf(node).onError === 'skip') {
+      await this.deps.ledger.end(nodeRun, { status: 'skipped', error: message });
+      return { output: null, skipped: true };
+    }
+    await this.deps.ledger.end(nodeRun, { status: 'failed', error: message });
+    throw new NodeFailedError(node.id, node.name, message);
+  }
+
+  /** One attempt: tries each executor key in order, returning the first success. */
+  private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number): Promise<unknown> {
+    const failures: Array<{ key: string; error: unknown }> = [];
+    const { ledger } = this.deps;
+    for (const key of keys) {
+      try {
+        return await this.deps.executors.get(key).invoke({
+          arguments: step.arguments,
+          input: step.input,
+          attempt,
+          signal: this.deps.signal,
+          context: { runId: ledger.run.id, nodeId: step.node.id, nodeName: step.node.name },
+        });
+      } catch (error) {
+        this.deps.signal.throwIfAborted();
+        failures.push({ key, error });
+      }
+    }
+    if (failures.length === 1) throw failures[0]!.error;
+    throw new ExecutorError(`every agent of the pool failed: ${failures.map((f) => `${f.key}: ${messageOf(f.error)}`).join('; ')}`, {
+      retryable: failures.some((f) => isRetryable(f.error)),
+    });
+  }
+}
+
+function policyOf(node: WorkflowNode): StepConfig {
+  return node.stepConfig ?? STEP_CONFIG_DEFAULTS;
+}
+
+/** The message of any thrown value. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
