@@ -117,7 +117,7 @@ describe('trigger', () => {
   // BUG (apps/api/src/app.ts:33, ajv `coerceTypes: 'array'`): `parentRunId: null` is coerced to
   // "" before validation, so the explicit "no parent" the schema allows answers
   // 400 "Invalid parentRunId: '' is not a 24-character hex id".
-  it.fails('accepts explicit nulls for the optional trigger fields', async () => {
+  it('accepts explicit nulls for the optional trigger fields', async () => {
     const created = await createEnabled([echoStep('Only')]);
     const response = await svc.trigger(created.id, { triggerSource: 'manual', initialInput: null, parentRunId: null, resolvedDependencies: null });
     expect(response.status, response.text).toBe(202);
@@ -289,7 +289,7 @@ describe('delete during a run', () => {
   // with the next nodes (executing their side effects) and writes new node_runs and run_events
   // documents for the deleted run, which then stay in the database forever (the run is gone, so
   // nothing ever reads or deletes them). Observed: node runs 'After' and 'After2' plus 5 events.
-  it.fails('leaves no node runs or run events of the deleted run behind', async () => {
+  it('leaves no node runs or run events of the deleted run behind', async () => {
     const created = await createEnabled([{ name: 'Nap', nodeType: 'step', executorKey: 'sleep', config: { ms: 400 } }, echoStep('After'), echoStep('After2')]);
     const triggered = await svc.trigger(created.id);
     await svc.waitForRun(created.id, triggered.body.runId, { until: ['running'] });

@@ -194,6 +194,12 @@ function checkContainers(input: WorkflowNodeInput, type: NodeType, problem: (m: 
     problem(`parallel nodes need at least ${DEFINITION_LIMITS.minParallelChildren} children`);
   }
   if (type === 'loop' && count('children') < 1) problem('loop nodes need at least 1 child');
+  if (type === 'parallel') {
+    const names = (input.children ?? []).map((c) => c.name);
+    for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) {
+      problem(`parallel children need unique names (their outputs are keyed by name): '${name}' appears twice`);
+    }
+  }
   if (type === 'condition' && count('trueSteps') < 1) problem('condition nodes need at least 1 step in trueSteps');
   if (type === 'router') {
     const choices = input.choices ?? [];

@@ -46,6 +46,9 @@ class Shutdown extends Error {
 class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
 }
+class Aborted extends Error {
+  override readonly name = 'Aborted';
+}
 
 /** Executes runs in the background of this process. */
 export class RunEngine {
@@ -101,6 +104,17 @@ export class RunEngine {
     void tick();
     this.recoveryTimer = setInterval(tick, this.recoveryIntervalMs);
     this.recoveryTimer.unref();
+  }
+
+  /**
+   * Stops executing `runId` in this instance at once (in-flight executor calls are aborted) and
+   * resolves when it has stopped. The run document is left as it is; used when a run is deleted.
+   */
+  async abort(runId: string, reason: string): Promise<void> {
+    const current = this.active.get(runId);
+    if (!current) return;
+    current.controller.abort(new Aborted(reason));
+    await current.done;
   }
 
   /** Resolves when no run is executing in this instance (tests, graceful shutdown). */

@@ -6,4 +6,6 @@ export { definitionChecks } from './definition-checks.ts';
 export { RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';
 export { RunLedger } from './ledger.ts';
+export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';
+export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';

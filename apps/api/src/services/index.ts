@@ -13,8 +13,8 @@ import type { ServiceConfig } from '../config.ts';
 /** What routes use. */
 export interface AppServices {
   repos: Repositories;
-  /** Starts a run in the background. */
-  engine: Pick<RunEngine, 'start'>;
+  /** Starts runs in the background; stops them when their workflow is deleted. */
+  engine: Pick<RunEngine, 'start' | 'abort'>;
   /** Save-time checks of definitions (executor keys, CEL). */
   checks: DefinitionChecks;
   clock: Clock;

@@ -16,7 +16,7 @@ import {
   type WorkflowRecord,
   type WorkflowUpdateBody,
 } from '@switchyard/domain';
-import type { WorkflowChanges } from '@switchyard/store';
+import { newId, type WorkflowChanges } from '@switchyard/store';
 import type { AppServices } from './index.ts';
 
 /** The spec's message for triggering a disabled workflow. */
@@ -63,10 +63,16 @@ export async function toggleWorkflow(services: AppServices, id: string, enabled:
   return updated;
 }
 
-/** Deletes a definition with its runs, node runs and run events. 404 when it does not exist. */
+/**
+ * Deletes a definition with its runs, node runs and run events. Runs of it that this instance is
+ * executing are stopped first, so that nothing is written for them afterwards (a run executing
+ * on another instance stops at its next heartbeat, when its lease is gone). 404 when it does not
+ * exist.
+ */
 export async function deleteWorkflow(services: AppServices, id: string): Promise<void> {
   if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('Workflow');
   const { runs, nodeRuns, events } = services.repos;
+  for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
   await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id)]);
 }
 
@@ -91,6 +97,9 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
   }
   const reused = parentRunId === null ? [] : await sourceNodeRuns(services, parentRunId, resolvedDependencies);
   const now = services.clock.now();
+  // Reused node runs go in before the run exists, so no instance can claim it without them.
+  const runId = newId();
+  for (const source of reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
   const run = await services.repos.runs.create(
     {
       workflowDefinitionId: workflow.id,
@@ -105,8 +114,8 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
       triggeringScopes: [],
     },
     now,
+    runId,
   );
-  for (const source of reused) await services.repos.nodeRuns.copyToRun(source, run.id, now);
   void services.engine.start(run.id);
   return run;
 }

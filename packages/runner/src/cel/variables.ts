@@ -11,7 +11,8 @@ export const INPUT_VARIABLE = 'input';
 
 /**
  * `previous_step_content`: the output of the node that ran just before this one in the same
- * sequence; null for the first node of a sequence.
+ * sequence; for the first node of a sequence, the content that entered the sequence (the run
+ * input for the first root node).
  */
 export const PREVIOUS_STEP_CONTENT_VARIABLE = 'previous_step_content';
 

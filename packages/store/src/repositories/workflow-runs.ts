@@ -45,10 +45,10 @@ export class WorkflowRuns {
     await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
   }
 
-  /** Inserts a `pending` run with no owner. */
-  async create(fields: NewRun, now: Date): Promise<RunRecord> {
+  /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
+  async create(fields: NewRun, now: Date, id: string = newId()): Promise<RunRecord> {
     const record: RunRecord = {
-      id: newId(),
+      id,
       ...fields,
       status: 'pending',
       finalOutput: null,
@@ -133,13 +133,13 @@ export class WorkflowRuns {
   }
 
   /**
-   * Records a decision on the undecided requirement `stepId` with one compare-and-set: the filter
-   * requires that element to be undecided (`$[r]` + arrayFilters), so of concurrent deciders
-   * exactly one gets the run back and every other gets null. `expiredAt` restricts it to
-   * requirements whose timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending`.
+   * Records a decision on the requirement `gateKey` with one compare-and-set: the filter requires
+   * that element to be undecided (`$[r]` + arrayFilters), so of concurrent deciders exactly one
+   * gets the run back and every other gets null. `expiredAt` restricts it to a requirement whose
+   * timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending`.
    */
-  async decideRequirement(runId: string, stepId: string, decision: Decision, now: Date, expiredAt?: Date): Promise<RunRecord | null> {
-    const element: Record<string, unknown> = { step_id: stepId, decided_at: null, ...(expiredAt ? { timeout_at: { $lte: expiredAt } } : {}) };
+  async decideRequirement(runId: string, gateKey: string, decision: Decision, now: Date, expiredAt?: Date): Promise<RunRecord | null> {
+    const element: Record<string, unknown> = { gate_key: gateKey, decided_at: null, ...(expiredAt ? { timeout_at: { $lte: expiredAt } } : {}) };
     const set: Record<string, unknown> = { updated_at: now, wake_pending: true };
     const fields = { ...decision, decidedAt: now };
     for (const [key, value] of Object.entries(toDocument<Record<string, unknown>>(fields))) set[`pending_requirements.$[r].${key}`] = value;
@@ -206,6 +206,12 @@ export class WorkflowRuns {
       { $and: [CLAIMABLE, noLiveLease(now)] },
       { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
+    return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
+  }
+
+  /** Ids of a workflow's runs that have not ended. */
+  async listUnfinishedIds(workflowId: string): Promise<string[]> {
+    const docs = await this.collection.find({ workflow_definition_id: oid(workflowId), status: { $nin: ['completed', 'failed', 'cancelled'] } }, { projection: { _id: 1 } });
     return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
   }
 
