@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import errorHandler from './plugins/error-handler.ts';
 import { installValidators } from './plugins/validation.ts';
 import swagger from './plugins/swagger.ts';
+import approvalRoutes from './routes/approvals.ts';
 import runRoutes from './routes/runs.ts';
 import workflowRoutes from './routes/workflows.ts';
 import type { AppServices } from './services/index.ts';
@@ -37,6 +38,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;
 }

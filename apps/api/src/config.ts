@@ -24,6 +24,8 @@ export interface ServiceConfig {
   recoveryIntervalMs: number;
   /** Max concurrent children of one parallel node. */
   parallelLimit: number;
+  /** How often the HITL timeout sweeper runs. */
+  sweepIntervalMs: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     leaseMs: integer(env, 'SWITCHYARD_LEASE_MS', 30_000, 1_000, 3_600_000),
     recoveryIntervalMs: integer(env, 'SWITCHYARD_RECOVERY_INTERVAL_MS', 15_000, 100, 3_600_000),
     parallelLimit: integer(env, 'SWITCHYARD_PARALLEL_LIMIT', 8, 1, 1_000),
+    sweepIntervalMs: integer(env, 'SWITCHYARD_SWEEP_INTERVAL_MS', 1_000, 10, 3_600_000),
   };
 }
 

@@ -16,24 +16,16 @@ import {
   toNodeRunDetail,
   toRunDetail,
   toRunSummary,
-  type RunRecord,
 } from '@switchyard/domain';
 import type { AppServices } from '../services/index.ts';
-import { requireWorkflow, triggerRun } from '../services/workflow-service.ts';
+import { requireRun as requireRunOf, requireWorkflow, triggerRun } from '../services/workflow-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
 
 const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   const { repos } = services;
-
-  /** The run of this workflow, or 404 naming what is missing. */
-  async function requireRun(workflowId: string, runId: string): Promise<RunRecord> {
-    const run = await repos.runs.getInWorkflow(workflowId, runId);
-    if (run) return run;
-    await requireWorkflow(services, workflowId);
-    throw new NotFoundError('Run');
-  }
+  const requireRun = (workflowId: string, runId: string) => requireRunOf(services, workflowId, runId);
 
   app.post(
     '/:workflow_id/runs',

@@ -7,7 +7,17 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DefinitionChecks } from '@switchyard/domain';
 import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
-import { CelEngine, RunEngine, definitionChecks, loadExecutorRegistry, systemClock, type Clock, type ExecutorRegistry, type Logger } from '@switchyard/runner';
+import {
+  CelEngine,
+  RunEngine,
+  TimeoutSweeper,
+  definitionChecks,
+  loadExecutorRegistry,
+  systemClock,
+  type Clock,
+  type ExecutorRegistry,
+  type Logger,
+} from '@switchyard/runner';
 import type { ServiceConfig } from '../config.ts';
 
 /** What routes use. */
@@ -30,10 +40,11 @@ export interface OpenServices extends AppServices {
 
 /**
  * Opens the store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
- * and starts the engine's recovery of runs left without an owner. Throws when the registry file
- * is invalid or the store cannot be opened.
+ * and starts the background work: recovery of runs left without an owner and the HITL timeout
+ * sweeper (unless `background: false`). Throws when the registry file is invalid or the store
+ * cannot be opened.
  */
-export async function openServices(config: ServiceConfig, logger: Logger, options: { recover?: boolean } = {}): Promise<OpenServices> {
+export async function openServices(config: ServiceConfig, logger: Logger, options: { background?: boolean } = {}): Promise<OpenServices> {
   await mkdir(join(config.dataDir, 'files'), { recursive: true });
   const store = await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger });
   try {
@@ -49,7 +60,11 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       recoveryIntervalMs: config.recoveryIntervalMs,
       parallelLimit: config.parallelLimit,
     });
-    if (options.recover !== false) engine.startRecovery();
+    const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), logger, intervalMs: config.sweepIntervalMs });
+    if (options.background !== false) {
+      engine.startRecovery();
+      sweeper.start();
+    }
     return {
       store,
       repos,
@@ -58,6 +73,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       checks: definitionChecks(executors, cel),
       clock: systemClock,
       async close() {
+        sweeper.stop();
         await engine.close();
         await executors.close();
         await store.close();

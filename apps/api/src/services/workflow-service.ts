@@ -29,6 +29,14 @@ export async function requireWorkflow(services: AppServices, id: string): Promis
   return workflow;
 }
 
+/** Loads a run of the workflow, or throws NotFoundError naming what is missing (workflow or run). */
+export async function requireRun(services: AppServices, workflowId: string, runId: string): Promise<RunRecord> {
+  const run = await services.repos.runs.getInWorkflow(workflowId, runId);
+  if (run) return run;
+  await requireWorkflow(services, workflowId);
+  throw new NotFoundError('Run');
+}
+
 /** Validates and stores a new, disabled definition. 400 on invalid nodes, 409 on a taken name. */
 export async function createWorkflow(services: AppServices, body: WorkflowCreateBody): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);

@@ -1,0 +1,39 @@
+/**
+ * HITL decision route (spec endpoint 10): POST /api/v1/workflows/{workflow_id}/runs/{run_id}/approve.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApproveBody, ApproveResponse, ErrorBody } from '@switchyard/domain';
+import { resolveRequirement } from '../services/approval-service.ts';
+import type { AppServices } from '../services/index.ts';
+import { RunParams } from './params.ts';
+
+const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+  app.post(
+    '/:workflow_id/runs/:run_id/approve',
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Resolve a HITL requirement (confirm, reject, edit, user_input, route_select)',
+        description:
+          'Records one decision on the pending requirement `stepId` with a compare-and-set: of concurrent decisions exactly one gets 200, ' +
+          'every other 409 (as does a decision on a requirement decided earlier, by a person or a timeout). The response returns at once; ' +
+          'the run continues by itself — poll the run detail. 400 when the resolution does not fit the requirement or its payload is missing or invalid; ' +
+          '404 for an unknown workflow, run or stepId.',
+        params: RunParams,
+        body: ApproveBody,
+        response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body);
+      return {
+        runId: run.id,
+        status: run.status,
+        resolvedStepId: requirement.stepId,
+        message: `Requirement resolved as ${request.body.resolution}; run resuming`,
+      };
+    },
+  );
+};
+
+export default approvalRoutes;

@@ -1,0 +1,58 @@
+/**
+ * Resolving HITL requirements (spec endpoint 10, "/approve (HITL resolution)"; DESIGN.md
+ * "HITL v2"). One compare-and-set records the decision; the run then continues by itself.
+ *
+ * Status codes (documented in the README):
+ * - 404: the workflow or run does not exist, or the run never had a requirement for `stepId`;
+ * - 409: the run has ended, or the requirement is already decided — whether the other decision
+ *   came long before or a moment before (a lost race). Every loser gets 409, so a client can
+ *   refetch the run to show the winning decision;
+ * - 400: the resolution does not fit the requirement, or its payload is missing or invalid.
+ */
+import {
+  ConflictError,
+  NotFoundError,
+  isTerminalRunStatus,
+  validateDecision,
+  type ApproveBody,
+  type RequirementRecord,
+  type RunRecord,
+} from '@switchyard/domain';
+import type { AppServices } from './index.ts';
+import { requireRun } from './workflow-service.ts';
+
+/** The decided run and the requirement the decision applied to. */
+export interface ResolvedRequirement {
+  run: RunRecord;
+  requirement: RequirementRecord;
+}
+
+/** Records one decision and wakes the run. Throws 400/404/409 as described above. */
+export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody): Promise<ResolvedRequirement> {
+  const run = await requireRun(services, workflowId, runId);
+  if (isTerminalRunStatus(run.status)) throw new ConflictError(`Run is ${run.status}; its requirements can no longer be decided`);
+  const forStep = run.pendingRequirements.filter((r) => r.stepId === body.stepId);
+  if (forStep.length === 0) throw new NotFoundError(`Requirement for step '${body.stepId}'`);
+  const requirement = forStep.find((r) => r.decidedAt === null);
+  if (!requirement) throw alreadyDecided(forStep.at(-1)!);
+  const decision = validateDecision(requirement, body);
+  const now = services.clock.now();
+  const decided = await services.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now);
+  if (!decided) {
+    const current = await services.repos.runs.get(run.id);
+    const latest = current?.pendingRequirements.find((r) => r.gateKey === requirement.gateKey);
+    if (current && isTerminalRunStatus(current.status)) throw new ConflictError(`Run is ${current.status}; its requirements can no longer be decided`);
+    throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`);
+  }
+  await services.repos.events.append(
+    { runId: run.id, workflowDefinitionId: run.workflowDefinitionId, type: 'requirement.decided', payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: 'human' } },
+    now,
+  );
+  void services.engine.start(run.id);
+  return { run: decided, requirement };
+}
+
+function alreadyDecided(requirement: RequirementRecord): ConflictError {
+  const how = requirement.resolution ? ` (${requirement.resolution}${requirement.decidedBy === 'timeout' ? ', by timeout' : ''})` : '';
+  return new ConflictError(`Requirement for step '${requirement.stepId}' is already decided${how}`);
+}
