@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import pino from 'pino';
-import { normalizeDefinition, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { normalizeDefinition, validateDecision, type ApproveBody, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
 import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 import { CelEngine } from '../cel/index.ts';
 import { definitionChecks } from '../definition-checks.ts';
@@ -55,6 +55,13 @@ export interface Harness {
   runToEnd(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
   /** Creates a pending run without starting it. */
   createRun(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
+  /**
+   * Decides the undecided gate `stepId` of a run as the approve endpoint does (validation, CAS)
+   * and wakes the run on `engine` (default: the harness engine). Null when the CAS lost.
+   */
+  decide(runId: string, body: ApproveBody, engine?: RunEngine): Promise<RunRecord | null>;
+  /** The run's undecided requirements. */
+  pending(runId: string): Promise<RunRecord['pendingRequirements']>;
   /** Builds another engine on the same store (a second instance, or a restarted process). */
   newEngine(options?: Partial<RunEngineOptions>): RunEngine;
   close(): Promise<void>;
@@ -126,6 +133,17 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
       engine.start(run.id);
       await engine.idle();
       return (await repos.runs.get(run.id))!;
+    },
+    async decide(runId, body, on = engine) {
+      const run = (await repos.runs.get(runId))!;
+      const requirement = run.pendingRequirements.find((r) => r.stepId === body.stepId && r.decidedAt === null);
+      if (!requirement) return null;
+      const decided = await repos.runs.decideRequirement(runId, requirement.gateKey, validateDecision(requirement, body), new Date());
+      if (decided) void on.start(runId);
+      return decided;
+    },
+    async pending(runId) {
+      return (await repos.runs.get(runId))!.pendingRequirements.filter((r) => r.decidedAt === null);
     },
     async close() {
       for (const e of engines) await e.close();

@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { WorkflowNodeInput } from '@switchyard/domain';
+import { TimeoutSweeper } from './sweeper.ts';
+import { openHarness, type Harness } from './testing/harness.ts';
+
+const step = (name: string, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput => ({ name, nodeType: 'step', executorKey: 'echo', ...extra });
+const confirmed = (name: string, extra: Partial<WorkflowNodeInput['humanReview']> = {}) => step(name, { humanReview: { requiresConfirmation: true, ...extra } });
+
+let h: Harness;
+beforeEach(async () => {
+  h = await openHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+/** Starts a run and waits until the engine has let go of it (finished or parked). */
+async function startRun(workflowId: string, input: Record<string, unknown> = {}) {
+  const run = await h.createRun(workflowId, input);
+  await h.engine.start(run.id);
+  return (await h.repos.runs.get(run.id))!;
+}
+
+describe('gates park the run and hold nothing', () => {
+  it('parks at a confirmation with no lease and continues after the decision', async () => {
+    const wf = await h.createWorkflow([confirmed('A', { confirmationMessage: 'Go?' }), step('B')]);
+    const parked = await startRun(wf.id);
+    expect(parked).toMatchObject({ status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false });
+    expect(h.engine.activeCount).toBe(0);
+    const [requirement] = await h.pending(parked.id);
+    expect(requirement).toMatchObject({ stepName: 'A', requiresConfirmation: true, confirmationMessage: 'Go?', isPostExecution: false });
+    expect(h.executors.calls).toHaveLength(0);
+
+    await h.decide(parked.id, { stepId: requirement!.stepId, resolution: 'confirm' });
+    await h.engine.idle();
+    expect((await h.repos.runs.get(parked.id))!.status).toBe('completed');
+    expect(h.executors.calls.map((c) => c.key)).toEqual(['echo', 'echo']);
+  });
+
+  it('survives a restart while parked: a fresh engine continues after the decision', async () => {
+    const wf = await h.createWorkflow([confirmed('A')]);
+    const parked = await startRun(wf.id);
+    await h.engine.close();
+    const restarted = h.newEngine({ owner: 'restarted' });
+    const [requirement] = await h.pending(parked.id);
+    await h.decide(parked.id, { stepId: requirement!.stepId, resolution: 'confirm' }, restarted);
+    await restarted.idle();
+    expect((await h.repos.runs.get(parked.id))!.status).toBe('completed');
+  });
+
+  it('a decision whose continuation was lost (crash) is picked up by recovery', async () => {
+    const wf = await h.createWorkflow([confirmed('A')]);
+    const parked = await startRun(wf.id);
+    const [requirement] = await h.pending(parked.id);
+    // Decide without waking any engine, as if the deciding process died right after the CAS.
+    const { validateDecision } = await import('@switchyard/domain');
+    await h.repos.runs.decideRequirement(parked.id, requirement!.gateKey, validateDecision(requirement!, { stepId: requirement!.stepId, resolution: 'confirm' }), new Date());
+    const other = h.newEngine({ owner: 'other' });
+    expect(await other.recoverOrphans()).toBe(1);
+    await other.idle();
+    expect((await h.repos.runs.get(parked.id))!.status).toBe('completed');
+  });
+});
+
+describe('lost wake-up', () => {
+  it('never parks while a decision that arrived during the traversal is unconsumed', async () => {
+    const wf = await h.createWorkflow([confirmed('A'), step('B')]);
+    let injected = 0;
+    const engine = h.newEngine({
+      owner: 'racer',
+      hooks: {
+        // The traversal found gate A undecided and is about to park: a decision lands right now.
+        // Its wake-up (engine.start) finds the run still owned by this traversal and does nothing.
+        beforePark: async (runId) => {
+          if (injected++ > 0) return;
+          const [requirement] = await h.pending(runId);
+          expect(await h.decide(runId, { stepId: requirement!.stepId, resolution: 'confirm' }, engine)).not.toBeNull();
+        },
+      },
+    });
+    const run = await h.createRun(wf.id);
+    await engine.start(run.id);
+    await engine.idle();
+    expect(injected).toBe(1);
+    const done = (await h.repos.runs.get(run.id))!;
+    expect(done.status).toBe('completed');
+    expect(h.executors.count('echo')).toBe(2);
+    const types = (await h.repos.events.listByRun(run.id)).map((e) => e.type);
+    expect(types).not.toContain('run.awaiting_approval');
+  });
+});
+
+describe('timeout sweeper', () => {
+  const sweeperFor = (wake: (id: string) => unknown) => new TimeoutSweeper({ repos: h.repos, wake, logger: pino({ level: 'silent' }) });
+
+  it.each([
+    ['approve', 'completed', 'completed'],
+    ['skip', 'skipped', 'completed'],
+    ['cancel', 'cancelled', 'cancelled'],
+  ] as const)('onTimeout %s: node %s, run %s', async (onTimeout, nodeStatus, runStatus) => {
+    const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 0.05, onTimeout }), step('B')]);
+    const parked = await startRun(wf.id);
+    const [requirement] = await h.pending(parked.id);
+    expect(requirement!.timeoutAt!.getTime()).toBe(requirement!.requestedAt.getTime() + 50);
+    const sweeper = sweeperFor((id) => h.engine.start(id));
+    expect(await sweeper.sweep()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await sweeper.sweep()).toBe(1);
+    await h.engine.idle();
+    const done = (await h.repos.runs.get(parked.id))!;
+    expect(done.status).toBe(runStatus);
+    const nodeRuns = await h.repos.nodeRuns.listByRun(parked.id);
+    expect(nodeRuns.find((n) => n.nodeName === 'A')!.status).toBe(nodeStatus);
+    expect(done.pendingRequirements[0]).toMatchObject({ decidedBy: 'timeout' });
+  });
+
+  it('a human and the sweeper racing on one gate produce exactly one decision', async () => {
+    let expectedCalls = 0;
+    const winners = new Set<string>();
+    for (let round = 0; round < 10; round++) {
+      const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 0.02, onTimeout: 'skip' })]);
+      const parked = await startRun(wf.id);
+      const [requirement] = await h.pending(parked.id);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const sweeper = sweeperFor((id) => h.engine.start(id));
+      const [human, swept] = await Promise.all([h.decide(parked.id, { stepId: requirement!.stepId, resolution: 'confirm' }), sweeper.sweep()]);
+      expect(Number(human !== null) + swept).toBe(1);
+      await h.engine.idle();
+      const done = (await h.repos.runs.get(parked.id))!;
+      expect(done.status).toBe('completed');
+      expect(done.pendingRequirements.filter((r) => r.decidedAt !== null)).toHaveLength(1);
+      const decidedBy = done.pendingRequirements[0]!.decidedBy!;
+      winners.add(decidedBy);
+      // A human confirmation runs the step once; the timeout (onTimeout skip) never runs it.
+      if (decidedBy === 'human') expectedCalls += 1;
+      expect(h.executors.calls.length).toBe(expectedCalls);
+      expect((await h.repos.nodeRuns.listByRun(parked.id))[0]!.status).toBe(decidedBy === 'human' ? 'completed' : 'skipped');
+    }
+    expect([...winners].every((w) => w === 'human' || w === 'timeout')).toBe(true);
+  });
+});
