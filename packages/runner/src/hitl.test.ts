@@ -63,6 +63,21 @@ describe('gates park the run and hold nothing', () => {
   });
 });
 
+describe('triggering identity', () => {
+  it('reaches executors after a HITL pause, carried by the run', async () => {
+    const wf = await h.createWorkflow([confirmed('A')]);
+    const identity = { userId: 'u-1', username: 'ada', scopes: ['workflows-control'] };
+    const run = await h.createRun(wf.id, {}, identity);
+    await h.engine.start(run.id);
+    await h.engine.close();
+    const resumed = h.newEngine({ owner: 'after-pause' });
+    const [requirement] = await h.pending(run.id);
+    await h.decide(run.id, { stepId: requirement!.stepId, resolution: 'confirm' }, resumed);
+    await resumed.idle();
+    expect(h.executors.calls.map((c) => c.identity)).toEqual([identity]);
+  });
+});
+
 describe('lost wake-up', () => {
   it('never parks while a decision that arrived during the traversal is unconsumed', async () => {
     const wf = await h.createWorkflow([confirmed('A'), step('B')]);

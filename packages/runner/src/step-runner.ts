@@ -104,7 +104,12 @@ export class StepRunner {
           input: step.input,
           attempt,
           signal: this.deps.signal,
-          context: { runId: ledger.run.id, nodeId: step.node.id, nodeName: step.node.name },
+          context: {
+            runId: ledger.run.id,
+            nodeId: step.node.id,
+            nodeName: step.node.name,
+            identity: { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes },
+          },
         });
       } catch (error) {
         this.deps.signal.throwIfAborted();

@@ -18,10 +18,24 @@ import {
   toRunSummary,
 } from '@switchyard/domain';
 import type { AppServices } from '../services/index.ts';
-import { requireRun as requireRunOf, requireWorkflow, triggerRun } from '../services/workflow-service.ts';
+import { requireRun as requireRunOf, requireWorkflow, triggerRun, type TriggeringIdentity } from '../services/workflow-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
+
+/**
+ * The triggering identity, as set by an authenticating proxy in front of the API:
+ * `x-switchyard-user-id`, `x-switchyard-username`, `x-switchyard-scopes` (comma-separated).
+ * Stored on the run (not exposed by the API) and handed to executors, also after a HITL pause.
+ */
+function identityOf(headers: Record<string, string | string[] | undefined>): TriggeringIdentity {
+  const one = (name: string) => {
+    const value = headers[name];
+    return (Array.isArray(value) ? value[0] : value)?.trim() || null;
+  };
+  const scopes = one('x-switchyard-scopes');
+  return { userId: one('x-switchyard-user-id'), username: one('x-switchyard-username'), scopes: scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [] };
+}
 
 const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   const { repos } = services;
@@ -44,7 +58,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       },
     },
     async (request, reply) => {
-      const run = await triggerRun(services, request.params.workflow_id, request.body);
+      const run = await triggerRun(services, request.params.workflow_id, request.body, identityOf(request.headers));
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,

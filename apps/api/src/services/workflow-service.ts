@@ -93,7 +93,14 @@ export async function deleteWorkflow(services: AppServices, id: string): Promise
  * does not fit (missing or foreign source node run, node id mismatch, source not completed);
  * 404 when the workflow or the parent run does not exist.
  */
-export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody): Promise<RunRecord> {
+/** Who triggered a run (spec "Internal WorkflowRun Fields": triggering_user_id, _username, _scopes). */
+export interface TriggeringIdentity {
+  userId: string | null;
+  username: string | null;
+  scopes: string[];
+}
+
+export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = { userId: null, username: null, scopes: [] }): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   const parentRunId = body.parentRunId ?? null;
@@ -117,9 +124,9 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
       definitionSnapshot: { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes },
       parentRunId,
       resolvedDependencies,
-      triggeringUserId: null,
-      triggeringUsername: null,
-      triggeringScopes: [],
+      triggeringUserId: identity.userId,
+      triggeringUsername: identity.username,
+      triggeringScopes: identity.scopes,
     },
     now,
     runId,

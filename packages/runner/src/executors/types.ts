@@ -14,7 +14,16 @@ export interface ExecutorCall {
   /** Aborted when the run is cancelled or the process shuts down; executors must honour it. */
   signal: AbortSignal;
   /** Identifies the call in logs: run id, node id, node name. */
-  context: { runId: string; nodeId: string; nodeName: string };
+  context: {
+    runId: string;
+    nodeId: string;
+    nodeName: string;
+    /**
+     * Who triggered the run (captured at trigger time, also after a HITL pause), for executors
+     * that act on a user's behalf. Null fields when the trigger carried no identity.
+     */
+    identity?: { userId: string | null; username: string | null; scopes: string[] };
+  };
 }
 
 /** One configured executor, looked up by `executorKey`. */

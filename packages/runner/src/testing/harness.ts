@@ -15,7 +15,7 @@ import type { ExecutorRegistry } from '../executors/types.ts';
 
 /** A registry wrapper that records every invocation's executor key and arguments. */
 export class CountingRegistry implements ExecutorRegistry {
-  readonly calls: Array<{ key: string; arguments: Record<string, unknown>; attempt: number }> = [];
+  readonly calls: Array<{ key: string; arguments: Record<string, unknown>; attempt: number; identity: unknown }> = [];
   constructor(private readonly inner: ExecutorRegistry) {}
   has(key: string) {
     return this.inner.has(key);
@@ -32,7 +32,7 @@ export class CountingRegistry implements ExecutorRegistry {
       kind: executor.kind,
       key: executor.key,
       invoke: (call: Parameters<typeof executor.invoke>[0]) => {
-        this.calls.push({ key, arguments: call.arguments, attempt: call.attempt });
+        this.calls.push({ key, arguments: call.arguments, attempt: call.attempt, identity: call.context.identity });
         return executor.invoke(call);
       },
     };
@@ -53,8 +53,8 @@ export interface Harness {
   createWorkflow(nodes: WorkflowNodeInput[]): Promise<{ id: string; nodes: WorkflowNode[] }>;
   /** Creates a run of `workflowId` with `input` and executes it to the end. */
   runToEnd(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
-  /** Creates a pending run without starting it. */
-  createRun(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
+  /** Creates a pending run without starting it (optionally with a triggering identity). */
+  createRun(workflowId: string, input?: Record<string, unknown>, identity?: { userId: string; username: string; scopes: string[] }): Promise<RunRecord>;
   /**
    * Decides the undecided gate `stepId` of a run as the approve endpoint does (validation, CAS)
    * and wakes the run on `engine` (default: the harness engine). Null when the CAS lost.
@@ -95,7 +95,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
   const checks = definitionChecks(executors, cel);
   let counter = 0;
 
-  const createRun = async (workflowId: string, input: Record<string, unknown> = {}) => {
+  const createRun = async (workflowId: string, input: Record<string, unknown> = {}, identity?: { userId: string; username: string; scopes: string[] }) => {
     const workflow = (await repos.definitions.get(workflowId))!;
     return repos.runs.create(
       {
@@ -106,9 +106,9 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
         definitionSnapshot: { name: workflow.name, description: null, canvas: workflow.canvas, nodes: workflow.nodes },
         parentRunId: null,
         resolvedDependencies: [],
-        triggeringUserId: null,
-        triggeringUsername: null,
-        triggeringScopes: [],
+        triggeringUserId: identity?.userId ?? null,
+        triggeringUsername: identity?.username ?? null,
+        triggeringScopes: identity?.scopes ?? [],
       },
       new Date(),
     );
