@@ -158,7 +158,7 @@ export class Interpreter {
       }
 
       const reviewed = review?.requiresOutputReview === true;
-      const earlier = reviewed ? this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round)) : undefined;
+      const earlier = reviewed ? this.reviewRaised(node, path, round) : undefined;
       let output: unknown;
       if (earlier) {
         output = earlier.stepOutput;
@@ -180,8 +180,13 @@ export class Interpreter {
 
       const reviewedResult = await this.reviewOutput(node, path, round, output);
       if (reviewedResult !== 'retry') return reviewedResult;
-      feedback = this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round))?.rejectionFeedback ?? null;
+      feedback = this.reviewRaised(node, path, round)?.rejectionFeedback ?? null;
     }
+  }
+
+  /** The output review raised in this round, if the node already executed in it (its output is in `stepOutput`). */
+  private reviewRaised(node: WorkflowNode, path: string, round: number): RequirementRecord | undefined {
+    return this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round));
   }
 
   /**
@@ -366,7 +371,7 @@ export class Interpreter {
     const expression = node.conditionCel;
     for (let round = 0; ; round++) {
       const reviewed = review?.requiresOutputReview === true;
-      const earlier = reviewed ? this.deps.ledger.requirement(gateKeyOf(node.id, path, 'post', round)) : undefined;
+      const earlier = reviewed ? this.reviewRaised(node, path, round) : undefined;
       let output: unknown;
       if (earlier) {
         output = earlier.stepOutput;

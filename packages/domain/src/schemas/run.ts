@@ -3,7 +3,7 @@
  * "StepRequirementSummary", "PendingUserInputField", "WorkflowRunStatus", "NodeRunStatus").
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, JsonValue, Pagination, Timestamp } from './common.ts';
+import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
 
@@ -163,8 +163,7 @@ export type RunDetail = Static<typeof RunDetail>;
 /** Query of GET /workflows/{id}/runs. */
 export const RunListQuery = Type.Object({
   status: Type.Optional(RunStatusSchema),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  ...PageQuery.properties,
 });
 export type RunListQuery = Static<typeof RunListQuery>;
 

@@ -9,7 +9,7 @@
  *   `trueSteps`, `falseSteps`, `choices` are lists, absent scalars are null, ids are set.
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, Pagination, Timestamp } from './common.ts';
+import { JsonObject, PageQuery, Pagination, Timestamp } from './common.ts';
 
 export const NODE_TYPES = ['step', 'parallel', 'loop', 'condition', 'router'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -249,8 +249,7 @@ export type WorkflowSummary = Static<typeof WorkflowSummary>;
 /** Query of GET /workflows: `query` searches name and description (case-insensitive, literal). */
 export const WorkflowListQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  ...PageQuery.properties,
 });
 export type WorkflowListQuery = Static<typeof WorkflowListQuery>;
 

@@ -77,12 +77,7 @@ export class NodeRuns {
     const doc = await this.collection.findOneAndUpdate(
       keyFilter(start),
       {
-        $setOnInsert: {
-          workflow_definition_id: oid(start.workflowDefinitionId),
-          node_name: start.nodeName,
-          node_type: start.nodeType,
-          created_at: now,
-        },
+        $setOnInsert: identityFields(start, now),
         // The first attempt's start; absent while a node waits at a gate before executing.
         $min: { started_at: now },
         $set: { status: 'running', input_snapshot: toStoredUserData(start.inputSnapshot ?? null), output_snapshot: null, error: null, finished_at: null, updated_at: now },
@@ -102,9 +97,7 @@ export class NodeRuns {
       keyFilter(start),
       {
         $setOnInsert: {
-          workflow_definition_id: oid(start.workflowDefinitionId),
-          node_name: start.nodeName,
-          node_type: start.nodeType,
+          ...identityFields(start, now),
           attempt: 0,
           input_snapshot: null,
           output_snapshot: null,
@@ -152,6 +145,11 @@ export class NodeRuns {
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
   }
+}
+
+/** The fields a node run document gets when it is created, besides its key. */
+function identityFields(start: Omit<NodeRunStart, 'inputSnapshot'>, now: Date): Document {
+  return { workflow_definition_id: oid(start.workflowDefinitionId), node_name: start.nodeName, node_type: start.nodeType, created_at: now };
 }
 
 function keyFilter(key: NodeRunKey): Document {
