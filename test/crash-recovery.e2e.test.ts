@@ -1,0 +1,99 @@
+/**
+ * The service as users run it (`npm start` = tsx apps/api/src/server.ts) on the embedded store,
+ * killed with SIGKILL in the middle of a run and started again on the same DATA_DIR: nothing
+ * acknowledged is lost and the run finishes by itself, reusing what was already done.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const children: ChildProcess[] = [];
+let dataDir = '';
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Starts the real server process; resolves with its base URL once it listens. */
+function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/server.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SWITCHYARD_LEASE_MS: '1000', SWITCHYARD_RECOVERY_INTERVAL_MS: '200' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, baseUrl: match[1]! });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+async function call(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${baseUrl}/api/v1/workflows${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: response.status === 204 ? null : await response.json() };
+}
+
+describe('crash recovery of the real service process', () => {
+  it('loses nothing to kill -9 and finishes the interrupted run after a restart', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'switchyard-crash-'));
+    const first = await startServer();
+    const created = await call(first.baseUrl, 'POST', '', {
+      name: 'crash test',
+      canvas: { viewport: {} },
+      nodes: [
+        { name: 'before', nodeType: 'step', executorKey: 'echo', config: { n: { $cel: 'input.n' } } },
+        { name: 'slow', nodeType: 'step', executorKey: 'sleep', config: { ms: 1500 } },
+        { name: 'after', nodeType: 'step', executorKey: 'echo' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await call(first.baseUrl, 'POST', `/${id}/toggle`, { enabled: true })).status).toBe(200);
+    const runId = (await call(first.baseUrl, 'POST', `/${id}/runs`, { initialInput: { n: 7 } })).body.runId as string;
+
+    // Wait until the slow step is running, then kill the process without any chance to clean up.
+    for (let i = 0; ; i++) {
+      const nodes = (await call(first.baseUrl, 'GET', `/${id}/runs/${runId}/nodes`)).body.nodeRuns as Array<{ nodeName: string }>;
+      if (nodes.some((n) => n.nodeName === 'slow')) break;
+      if (i > 200) throw new Error('slow step never started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+
+    const second = await startServer();
+    expect((await call(second.baseUrl, 'GET', `/${id}`)).body).toMatchObject({ name: 'crash test', enabled: true });
+    let run: any;
+    for (let i = 0; ; i++) {
+      run = (await call(second.baseUrl, 'GET', `/${id}/runs/${runId}`)).body;
+      if (run.status === 'completed' || run.status === 'failed') break;
+      if (i > 500) throw new Error(`run did not finish after the restart: ${run.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(run.status).toBe('completed');
+    const byName = Object.fromEntries((run.nodeRuns as Array<{ nodeName: string; attempt: number; status: string }>).map((n) => [n.nodeName, n]));
+    expect(byName.before).toMatchObject({ status: 'completed', attempt: 1 });
+    expect(byName.slow).toMatchObject({ status: 'completed', attempt: 2 });
+    expect(byName.after).toMatchObject({ status: 'completed', attempt: 1 });
+    second.child.kill('SIGTERM');
+  }, 60_000);
+});
