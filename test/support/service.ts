@@ -6,7 +6,8 @@
  * at close), else the embedded store in memory. Executors: the example registry
  * (`examples/executors.json`: real MCP servers from npm plus the built-in aliases) with `DATA_DIR`
  * pointing at a fresh temporary directory, so the filesystem server's `files/` is per instance
- * (see {@link TestService.filesDir}).
+ * (see {@link TestService.filesDir}). Background work: the HITL timeout sweeper runs every
+ * `sweepIntervalMs` (default 50 ms); the orphaned-run recovery scan is not started.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -15,8 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { buildApp, API_PREFIX } from '@switchyard/api';
-import { CelEngine, RunEngine, definitionChecks, loadExecutorRegistry, systemClock } from '@switchyard/runner';
-import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore } from '@switchyard/store';
+import { CelEngine, RunEngine, TimeoutSweeper, definitionChecks, loadExecutorRegistry, systemClock } from '@switchyard/runner';
+import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
 export const EXAMPLE_REGISTRY = fileURLToPath(new URL('../../examples/executors.json', import.meta.url));
@@ -60,6 +61,25 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
+export interface StartOptions {
+  /** Period of the HITL timeout sweeper, milliseconds (default 50). */
+  sweepIntervalMs?: number;
+}
+
+/** One `run_events` entry, as the store holds it (payload keys as given). */
+export interface RunEvent {
+  seq: number;
+  type: string;
+  payload: Record<string, any>;
+}
+
+export interface GateWaitOptions {
+  /** Condition on the pending requirements; default: at least one. */
+  until?: (pending: any[], run: any) => boolean;
+  /** Default 10 s. */
+  timeoutMs?: number;
+}
+
 export interface TestService {
   /** `http://127.0.0.1:<port>` */
   baseUrl: string;
@@ -70,6 +90,14 @@ export interface TestService {
   backend: 'mongodb' | 'embedded';
   /** The store itself, for checks of what the API cannot show (e.g. leftovers after a delete). */
   store: DocumentStore;
+  /** The repositories the app uses (fault injection, direct reads). */
+  repos: Repositories;
+  /** The engine executing this instance's runs. */
+  engine: RunEngine;
+  /** The HITL timeout sweeper, started; stopped at close. */
+  sweeper: TimeoutSweeper;
+  /** A run's events in `seq` order (read from the store; the API has no events endpoint). */
+  events(runId: string): Promise<RunEvent[]>;
   /** POST /workflows; throws unless 201. Returns the created workflow detail. */
   createWorkflow(body: Record<string, unknown>): Promise<any>;
   /** POST /workflows/{id}/toggle with enabled=true; throws unless 200. */
@@ -78,6 +106,15 @@ export interface TestService {
   trigger(id: string, body?: Record<string, unknown>): Promise<ApiResponse>;
   /** Polls the run detail every 20 ms until its status is in `until`; throws with the last status on timeout. */
   waitForRun(workflowId: string, runId: string, options?: WaitOptions): Promise<any>;
+  /** Creates, enables and triggers a workflow; does not wait. Throws unless the trigger answers 202. */
+  startRun(body: Record<string, unknown>, initialInput?: Record<string, unknown>): Promise<{ workflowId: string; runId: string }>;
+  /** POST /workflows/{id}/runs/{run_id}/approve with `body` (HITL decision); returns the raw response. */
+  approve(workflowId: string, runId: string, body: Record<string, unknown>): Promise<ApiResponse>;
+  /**
+   * Polls the run detail every 10 ms until it is `awaiting_approval` with `pendingRequirements`
+   * matching `until` (default: non-empty); throws early when the run ends, and on timeout.
+   */
+  waitForGate(workflowId: string, runId: string, options?: GateWaitOptions): Promise<any>;
   /** Creates, enables and triggers a workflow, then waits for a terminal status; returns the run detail. */
   runWorkflow(body: Record<string, unknown>, initialInput?: Record<string, unknown>): Promise<{ workflowId: string; run: any }>;
   close(): Promise<void>;
@@ -135,7 +172,7 @@ function describeResponse(response: ApiResponse): string {
 }
 
 /** Starts a service instance. Call `close()` in afterAll. */
-export async function startService(): Promise<TestService> {
+export async function startService(options: StartOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-e2e-'));
   const filesDir = join(dataDir, 'files');
   await mkdir(filesDir, { recursive: true });
@@ -168,8 +205,13 @@ export async function startService(): Promise<TestService> {
     const executors = await loadExecutorRegistry({ file: EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
     cleanups.push(() => executors.close());
     const cel = new CelEngine();
-    const engine = new RunEngine({ repos, executors, cel, logger: pino({ level: 'silent' }), random: () => 0 });
+    const logger = pino({ level: 'silent' });
+    const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0 });
     cleanups.push(() => engine.close());
+    const sweeper = new TimeoutSweeper({ repos, wake: (id) => engine.start(id), logger, intervalMs: options.sweepIntervalMs ?? 50 });
+    sweeper.start();
+    // Stopped before the engine closes (cleanups run in reverse), so no timeout wakes a closed engine.
+    cleanups.push(async () => sweeper.stop());
     const services = { repos, engine, checks: definitionChecks(executors, cel), clock: systemClock };
     const app = await buildApp({ services, docs: true });
     cleanups.push(() => app.close());
@@ -185,6 +227,13 @@ export async function startService(): Promise<TestService> {
       filesDir,
       backend: store.backend,
       store,
+      repos,
+      engine,
+      sweeper,
+      async events(runId) {
+        const records = await repos.events.listByRun(runId);
+        return records.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload as Record<string, any> }));
+      },
       async createWorkflow(body) {
         const response = await api.post(wf(), body);
         if (response.status !== 201) throw new Error(`create workflow failed: ${describeResponse(response)}`);
@@ -210,6 +259,31 @@ export async function startService(): Promise<TestService> {
             throw new Error(`run ${runId} did not reach ${until.join('|')} in time; last: ${describeResponse(last)}`);
           }
           await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      async startRun(body, initialInput) {
+        const created = await service.createWorkflow(body);
+        await service.enable(created.id);
+        const triggered = await service.trigger(created.id, initialInput === undefined ? {} : { initialInput });
+        if (triggered.status !== 202) throw new Error(`trigger failed: ${describeResponse(triggered)}`);
+        return { workflowId: created.id as string, runId: triggered.body.runId as string };
+      },
+      approve(workflowId, runId, body) {
+        return api.post(wf(`/${workflowId}/runs/${runId}/approve`), body);
+      },
+      async waitForGate(workflowId, runId, options = {}) {
+        const until = options.until ?? ((pending: any[]) => pending.length > 0);
+        const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+        for (;;) {
+          const last = await api.get(wf(`/${workflowId}/runs/${runId}`));
+          if (last.status !== 200) throw new Error(`run detail failed: ${describeResponse(last)}`);
+          const run = last.body;
+          if (run.status === 'awaiting_approval' && until(run.pendingRequirements, run)) return run;
+          if ((TERMINAL as readonly string[]).includes(run.status)) {
+            throw new Error(`run ${runId} ended ${run.status} while waiting for a gate: ${describeResponse(last)}`);
+          }
+          if (Date.now() > deadline) throw new Error(`run ${runId} did not reach the expected gate in time; last: ${describeResponse(last)}`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
         }
       },
       async runWorkflow(body, initialInput) {

@@ -1,0 +1,252 @@
+/**
+ * HITL decisions racing each other over real HTTP (README "Human gates (HITL)": one
+ * compare-and-set per decision): many people deciding one gate at once, a person racing the
+ * timeout sweeper, and the continuation after a decision happening exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANVAS, echoStep, startService, uniqueName, wf, type ApiResponse, type TestService } from './support/service.ts';
+
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startService({ sweepIntervalMs: 10 });
+});
+
+afterAll(async () => {
+  await svc?.close();
+});
+
+/** Bug demonstrations that rely on the embedded store's scheduling (see the test). */
+const onEmbedded = process.env['MONGODB_URI'] ? it.skip : it;
+
+function body(nodes: unknown[]): Record<string, unknown> {
+  return { name: uniqueName('hitl-race'), canvas: CANVAS, nodes };
+}
+
+function byName(run: any): Record<string, any> {
+  return Object.fromEntries(run.nodeRuns.map((n: any) => [n.nodeName, n]));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tally(responses: readonly ApiResponse[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const r of responses) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+async function parkAt(nodes: unknown[]) {
+  const { workflowId, runId } = await svc.startRun(body(nodes));
+  const run = await svc.waitForGate(workflowId, runId);
+  return { workflowId, runId, run, gate: run.pendingRequirements[0], stepId: run.pendingRequirements[0].stepId as string };
+}
+
+/** Counts of the run's event types. */
+async function eventCounts(runId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const e of await svc.events(runId)) counts[e.type] = (counts[e.type] ?? 0) + 1;
+  return counts;
+}
+
+describe('100 simultaneous decisions on one gate', () => {
+  it('exactly one 200 and 99 x 409; the stored decision is the winner; the run continues once', async () => {
+    const gated = echoStep('Approve Payment', { amount: 100 }, { humanReview: { requiresConfirmation: true, onReject: 'skip' } });
+    const { workflowId, runId, stepId } = await parkAt([echoStep('Before', { b: 1 }), gated, echoStep('After', { prev: { $cel: 'previous_step_content' } })]);
+
+    const decisions = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? { stepId, resolution: 'confirm' } : { stepId, resolution: 'reject', feedback: `reviewer ${i} says no` }));
+    const responses = await Promise.all(decisions.map((d) => svc.approve(workflowId, runId, d)));
+
+    expect(tally(responses)).toEqual({ 200: 1, 409: 99 });
+    const winner = responses.findIndex((r) => r.status === 200);
+    const won = decisions[winner]!;
+    for (const loser of responses.filter((r) => r.status === 409)) {
+      expect(loser.body.detail.error).toBe('conflict');
+      expect(loser.body.detail.message).toMatch(/is already decided \((confirm|reject)\)$|^Run is completed/);
+    }
+
+    const run = await svc.waitForRun(workflowId, runId);
+    expect(run.status, run.errorSummary).toBe('completed');
+    const stored = (await svc.repos.runs.get(runId))!.pendingRequirements;
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ resolution: won.resolution, decidedBy: 'human', rejectionFeedback: won.feedback ?? null, confirmed: won.resolution === 'confirm' });
+
+    const gate = byName(run)['Approve Payment'];
+    if (won.resolution === 'confirm') {
+      expect(gate).toMatchObject({ status: 'completed', attempt: 1 });
+      expect(run.finalOutput.arguments.prev.arguments).toEqual({ amount: 100 });
+    } else {
+      expect(gate).toMatchObject({ status: 'skipped', error: `step 'Approve Payment' was rejected: ${won.feedback}` });
+      expect(run.finalOutput.arguments.prev.arguments).toEqual({ b: 1 });
+    }
+    const decided = (await svc.events(runId)).filter((e) => e.type === 'requirement.decided');
+    expect(decided.map((e) => e.payload)).toEqual([{ stepId, resolution: won.resolution, decidedBy: 'human' }]);
+    const counts = await eventCounts(runId);
+    expect(counts).toMatchObject({ 'run.started': 1, 'run.resumed': 1, 'run.completed': 1, 'requirement.raised': 1, 'requirement.decided': 1 });
+    expect(counts['node.started']).toBe(won.resolution === 'confirm' ? 3 : 2); // Before, [Approve Payment], After: each once
+  });
+
+  it('on an output review, the winner edit is the one that flows downstream', async () => {
+    const reviewed = echoStep('Draft', { v: 0 }, { humanReview: { requiresOutputReview: true } });
+    const { workflowId, runId, stepId } = await parkAt([reviewed, echoStep('Publish', { seen: { $cel: 'previous_step_content' } })]);
+    const decisions = Array.from({ length: 100 }, (_, i) => ({ stepId, resolution: 'edit', editedOutput: { version: i } }));
+    const responses = await Promise.all(decisions.map((d) => svc.approve(workflowId, runId, d)));
+    expect(tally(responses)).toEqual({ 200: 1, 409: 99 });
+    const winner = responses.findIndex((r) => r.status === 200);
+
+    const run = await svc.waitForRun(workflowId, runId);
+    expect(run.status, run.errorSummary).toBe('completed');
+    expect(run.finalOutput.arguments.seen).toEqual({ version: winner });
+    expect(byName(run)['Draft']).toMatchObject({ attempt: 1, outputSnapshot: { version: winner }, originalOutputSnapshot: { arguments: { v: 0 }, input: {} } });
+    expect(await eventCounts(runId)).toMatchObject({ 'run.resumed': 1, 'run.completed': 1, 'requirement.decided': 1 });
+  });
+
+  it('on two gates of one run at once (parallel branches): one winner per gate, and the run completes once', async () => {
+    const parallel = {
+      name: 'Both',
+      nodeType: 'parallel',
+      children: [echoStep('Left', {}, { humanReview: { requiresConfirmation: true } }), echoStep('Right', {}, { humanReview: { requiresConfirmation: true } })],
+    };
+    const { workflowId, runId } = await svc.startRun(body([parallel]));
+    const run = await svc.waitForGate(workflowId, runId, { until: (pending) => pending.length === 2 });
+    const ids = run.pendingRequirements.map((r: any) => r.stepId as string);
+    const decisions = Array.from({ length: 100 }, (_, i) => ({ stepId: ids[i % 2], resolution: 'confirm' }));
+    const responses = await Promise.all(decisions.map((d) => svc.approve(workflowId, runId, d)));
+    for (const id of ids) {
+      expect(tally(responses.filter((_, i) => decisions[i]!.stepId === id))).toEqual({ 200: 1, 409: 49 });
+    }
+    const done = await svc.waitForRun(workflowId, runId);
+    expect(done.status, done.errorSummary).toBe('completed');
+    expect(byName(done)['Left']).toMatchObject({ status: 'completed', attempt: 1 });
+    expect(byName(done)['Right']).toMatchObject({ status: 'completed', attempt: 1 });
+    const counts = await eventCounts(runId);
+    expect(counts).toMatchObject({ 'run.completed': 1, 'requirement.decided': 2 });
+  });
+});
+
+describe('a person racing the timeout sweeper', () => {
+  /**
+   * One gate expiring after `timeoutSeconds`; confirms are fired in bursts from a little before
+   * its timeoutAt until a 409 shows it was decided (by someone). Exactly one decision wins.
+   */
+  async function raceOnce(timeoutSeconds: number, leadMs: number): Promise<'human' | 'timeout'> {
+    const gated = echoStep('Gate', { g: 1 }, { humanReview: { requiresConfirmation: true, timeoutSeconds, onTimeout: 'skip' } });
+    const { workflowId, runId } = await svc.startRun(body([echoStep('Before', { b: 1 }), gated, echoStep('After', { prev: { $cel: 'previous_step_content' } })]));
+    const parked = await svc.waitForGate(workflowId, runId, { timeoutMs: 5_000 }).catch(() => null);
+    const responses: ApiResponse[] = [];
+    if (parked) {
+      const { stepId, timeoutAt } = parked.pendingRequirements[0];
+      const expiry = Date.parse(timeoutAt);
+      const wait = expiry - leadMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      const deadline = expiry + 1_000;
+      while (Date.now() < deadline && !responses.some((r) => r.status === 409)) {
+        responses.push(...(await Promise.all(Array.from({ length: 4 }, () => svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })))));
+      }
+    }
+    const counts = tally(responses);
+    expect(Object.keys(counts).every((s) => s === '200' || s === '409'), JSON.stringify(counts)).toBe(true);
+    expect(counts[200] ?? 0).toBeLessThanOrEqual(1);
+
+    const run = await svc.waitForRun(workflowId, runId);
+    expect(run.status, run.errorSummary).toBe('completed');
+    const decided = (await svc.events(runId)).filter((e) => e.type === 'requirement.decided').map((e) => e.payload);
+    expect(decided).toHaveLength(1);
+    const stored = (await svc.repos.runs.get(runId))!.pendingRequirements;
+    expect(stored).toHaveLength(1);
+    const evts = await eventCounts(runId);
+    expect(evts).toMatchObject({ 'run.resumed': 1, 'run.completed': 1, 'requirement.raised': 1, 'requirement.decided': 1 });
+    if (counts[200] === 1) {
+      expect(decided[0]).toMatchObject({ resolution: 'confirm', decidedBy: 'human' });
+      expect(stored[0]).toMatchObject({ resolution: 'confirm', decidedBy: 'human' });
+      expect(byName(run)['Gate']).toMatchObject({ status: 'completed', attempt: 1 });
+      expect(run.finalOutput.arguments.prev.arguments).toEqual({ g: 1 });
+      return 'human';
+    }
+    expect(decided[0]).toMatchObject({ resolution: 'skip', decidedBy: 'timeout' });
+    expect(stored[0]).toMatchObject({ resolution: 'skip', decidedBy: 'timeout' });
+    expect(byName(run)['Gate']).toMatchObject({ status: 'skipped', error: "step 'Gate' timed out" });
+    expect(run.finalOutput.arguments.prev.arguments).toEqual({ b: 1 });
+    return 'timeout';
+  }
+
+  it('exactly one winner (the person or the timeout) in each of 10 races around the expiry', async () => {
+    // Different lead times spread the first burst from before the expiry to after it.
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => raceOnce(0.3, 20 - i * 6)));
+    expect(outcomes).toHaveLength(10);
+    console.info(`human vs timeout race outcomes: ${outcomes.filter((o) => o === 'human').length} human, ${outcomes.filter((o) => o === 'timeout').length} timeout`);
+  });
+
+  it('the sweeper never overrides a human decision made before the expiry', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => raceOnce(1, 900)));
+    expect(results).toEqual(Array(5).fill('human'));
+  });
+
+  it('after the expiry and a sweep, the timeout has won and every person gets 409', async () => {
+    const gated = echoStep('Gate', {}, { humanReview: { requiresConfirmation: true, timeoutSeconds: 0.1, onTimeout: 'skip' } });
+    const { workflowId, runId } = await svc.startRun(body([gated, echoStep('Manual', {}, { humanReview: { requiresConfirmation: true } })]));
+    const run = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.stepName === 'Manual' });
+    const stepId = run.definitionSnapshot.nodes[0].id;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })));
+    expect(tally(responses)).toEqual({ 409: 20 });
+    expect(responses[0]!.body.detail.message).toBe(`Requirement for step '${stepId}' is already decided (skip, by timeout)`);
+  });
+});
+
+describe('known defects', () => {
+  /**
+   * A loop's iteration reviews all share one stepId (the loop's id), and /approve picks "the
+   * undecided requirement of that stepId". A burst of decisions aimed at iteration 1's gate is
+   * therefore also applied to iteration 2's and 3's gates as soon as the run raises them: the
+   * reviewers approve iterations they never saw, and more than one request gets 200. (With the
+   * embedded store the run re-parks between two HTTP requests, so this is deterministic; with
+   * MongoDB it depends on timing, hence skipped there.)
+   */
+  onEmbedded.fails('BUG: a burst of decisions on an iteration review gate approves later iterations too (expected exactly one 200)', async () => {
+    const loop = { name: 'Refine', nodeType: 'loop', loopConfig: { maxIterations: 3 }, children: [echoStep('Body', { i: { $cel: 'loop_state.iteration' } })], humanReview: { requiresIterationReview: true } };
+    const { workflowId, runId, gate, stepId } = await parkAt([loop]);
+    expect(gate.stepOutput.arguments.i).toBe(1);
+    const responses = await Promise.all(Array.from({ length: 100 }, () => svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })));
+    // Whatever happens, the people only ever saw iteration 1: at most one decision may count.
+    const decided = async () => (await svc.events(runId)).filter((e) => e.type === 'requirement.decided').length;
+    expect({ statuses: tally(responses), decided: await decided() }).toEqual({ statuses: { 200: 1, 409: 99 }, decided: 1 }); // actual: 3 x 200, 3 decided
+  });
+
+  /** Same cause with onReject retry: the re-raised round has the same stepId. */
+  onEmbedded.fails('BUG: a burst of rejections on an onReject retry gate uses up every retry and fails the node (expected exactly one 200)', async () => {
+    const reviewed = echoStep('Draft', {}, { humanReview: { requiresOutputReview: true, onReject: 'retry', maxRetries: 3 } });
+    const { workflowId, runId, stepId } = await parkAt([reviewed]);
+    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => svc.approve(workflowId, runId, { stepId, resolution: 'reject', feedback: `attempt ${i}` })));
+    const statuses = tally(responses);
+    const run = await svc.waitForGate(workflowId, runId, { timeoutMs: 3_000 }).catch(async () => (await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body);
+    // Expected: one rejection counted, the step re-ran once and waits for review again (round 1).
+    expect({ statuses, status: run.status, attempt: byName(run)['Draft'].attempt }).toEqual({ statuses: { 200: 1, 409: 99 }, status: 'awaiting_approval', attempt: 2 });
+    // actual: 4 x 200, run failed "no retries left (maxRetries 3)", attempt 4
+  });
+
+  /**
+   * Lost wake-up: after the park compare-and-set succeeds, the engine still writes the
+   * `run.awaiting_approval` event before it forgets the run (engine.ts `execute`: park ->
+   * `ledger.event` -> return -> `active.delete` in `start`). A decision arriving in that window is
+   * stored (200, `wake_pending: true`), but its `engine.start(runId)` returns the finishing
+   * execution's promise instead of starting a new one, so nobody continues the run. The window is
+   * one store write long; a store that takes real time (MongoDB) is simulated by delaying that one
+   * write by 150 ms. Outcome: the run stays `awaiting_approval` with `pendingRequirements: []`
+   * until the orphan-recovery scan (SWITCHYARD_RECOVERY_INTERVAL_MS, 15 s by default) claims it.
+   */
+  it.fails('BUG: a decision landing between the park CAS and the end of the engine execution is not continued', async () => {
+    const events = svc.repos.events;
+    const append = events.append;
+    events.append = async function (this: typeof events, event, now, seq) {
+      if (event.type === 'run.awaiting_approval') await sleep(150);
+      return append.call(this, event, now, seq);
+    };
+    try {
+      const { workflowId, runId, stepId } = await parkAt([echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } }), echoStep('After')]);
+      expect((await svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(200);
+      const run = await svc.waitForRun(workflowId, runId, { timeoutMs: 1_000 }); // actual: still awaiting_approval, pendingRequirements []
+      expect(run.status).toBe('completed');
+    } finally {
+      events.append = append;
+    }
+  });
+});
