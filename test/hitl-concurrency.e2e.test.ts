@@ -201,7 +201,7 @@ describe('known defects', () => {
    * embedded store the run re-parks between two HTTP requests, so this is deterministic; with
    * MongoDB it depends on timing, hence skipped there.)
    */
-  onEmbedded.fails('BUG: a burst of decisions on an iteration review gate approves later iterations too (expected exactly one 200)', async () => {
+  onEmbedded('a burst of decisions on an iteration review gate approves later iterations too (expected exactly one 200)', async () => {
     const loop = { name: 'Refine', nodeType: 'loop', loopConfig: { maxIterations: 3 }, children: [echoStep('Body', { i: { $cel: 'loop_state.iteration' } })], humanReview: { requiresIterationReview: true } };
     const { workflowId, runId, gate, stepId } = await parkAt([loop]);
     expect(gate.stepOutput.arguments.i).toBe(1);
@@ -212,7 +212,7 @@ describe('known defects', () => {
   });
 
   /** Same cause with onReject retry: the re-raised round has the same stepId. */
-  onEmbedded.fails('BUG: a burst of rejections on an onReject retry gate uses up every retry and fails the node (expected exactly one 200)', async () => {
+  onEmbedded('a burst of rejections on an onReject retry gate uses up every retry and fails the node (expected exactly one 200)', async () => {
     const reviewed = echoStep('Draft', {}, { humanReview: { requiresOutputReview: true, onReject: 'retry', maxRetries: 3 } });
     const { workflowId, runId, stepId } = await parkAt([reviewed]);
     const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => svc.approve(workflowId, runId, { stepId, resolution: 'reject', feedback: `attempt ${i}` })));
@@ -233,7 +233,7 @@ describe('known defects', () => {
    * write by 150 ms. Outcome: the run stays `awaiting_approval` with `pendingRequirements: []`
    * until the orphan-recovery scan (SWITCHYARD_RECOVERY_INTERVAL_MS, 15 s by default) claims it.
    */
-  it.fails('BUG: a decision landing between the park CAS and the end of the engine execution is not continued', async () => {
+  it('a decision landing between the park CAS and the end of the engine execution is not continued', async () => {
     const events = svc.repos.events;
     const append = events.append;
     events.append = async function (this: typeof events, event, now, seq) {

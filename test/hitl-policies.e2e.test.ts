@@ -96,10 +96,12 @@ describe('onReject', () => {
     await decide(workflowId, runId, { stepId, resolution: 'reject', feedback: 'too long, shorten it' });
     const again = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.retryCount === 1 });
     expect(again.pendingRequirements).toHaveLength(1);
-    expect(again.pendingRequirements[0]).toMatchObject({ stepId, retryCount: 1, confirmed: null, stepOutput: { arguments: { fb: 'too long, shorten it', round: 1 } } });
+    // Each round is a gate of its own, with its own stepId: a late decision meant for round 0 gets 409.
+    expect(again.pendingRequirements[0]).toMatchObject({ stepId: `${stepId}:retry-1`, retryCount: 1, confirmed: null, stepOutput: { arguments: { fb: 'too long, shorten it', round: 1 } } });
     expect(byName(again)['Write Summary']).toMatchObject({ status: 'awaiting_approval', attempt: 2, outputSnapshot: { arguments: { fb: 'too long, shorten it', round: 1 } } });
+    expect((await svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(409);
 
-    await decide(workflowId, runId, { stepId, resolution: 'confirm' });
+    await decide(workflowId, runId, { stepId: `${stepId}:retry-1`, resolution: 'confirm' });
     const done = await svc.waitForRun(workflowId, runId);
     expect(done.status, done.errorSummary).toBe('completed');
     expect(byName(done)['Write Summary']).toMatchObject({ status: 'completed', attempt: 2 });
@@ -113,7 +115,7 @@ describe('onReject', () => {
     const { workflowId, runId, stepId } = await parkAt([reviewed, last()]);
     await decide(workflowId, runId, { stepId, resolution: 'reject', feedback: 'first no' });
     await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.retryCount === 1 });
-    await decide(workflowId, runId, { stepId, resolution: 'reject', feedback: 'second no' });
+    await decide(workflowId, runId, { stepId: `${stepId}:retry-1`, resolution: 'reject', feedback: 'second no' });
     const run = await svc.waitForRun(workflowId, runId);
     expect(run.status).toBe('failed');
     expect(run.errorSummary).toBe("Node 'Write Summary' failed: step 'Write Summary' was rejected: second no; no retries left (maxRetries 1)");
@@ -136,7 +138,7 @@ describe('onReject', () => {
     await decide(workflowId, runId, { stepId, resolution: 'reject', feedback: 'ask me later' });
     const again = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.retryCount === 1 });
     expect(byName(again)['Gated']).toMatchObject({ status: 'awaiting_approval', outputSnapshot: null });
-    await decide(workflowId, runId, { stepId, resolution: 'confirm' });
+    await decide(workflowId, runId, { stepId: again.pendingRequirements[0].stepId, resolution: 'confirm' });
     const run = await svc.waitForRun(workflowId, runId);
     expect(run.status, run.errorSummary).toBe('completed');
     expect(byName(run)['Gated']).toMatchObject({ status: 'completed', attempt: 1 });
@@ -314,7 +316,7 @@ describe('iteration review on a loop', () => {
 
   it('gates after every iteration with that iteration in stepOutput; confirming each continues to the end', async () => {
     const { workflowId, runId } = await svc.startRun(body([loop({}), last()]));
-    let stepId: string | undefined;
+    const stepIds: string[] = [];
     for (let i = 1; i <= 3; i++) {
       const run = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.stepOutput?.arguments?.i === i });
       const gate = run.pendingRequirements[0];
@@ -322,10 +324,11 @@ describe('iteration review on a loop', () => {
       expect(gate).toMatchObject({ stepName: 'Refine', stepType: 'loop', requiresConfirmation: true, isPostExecution: true, outputReviewMessage: 'Keep this iteration?' });
       expect(gate.stepOutput).toEqual(byName(run)['Body'].outputSnapshot); // the iteration's output
       expect(run.nodeRuns.filter((n: any) => n.nodeName === 'Body').map((n: any) => n.iterationPath)).toEqual(['1', '2', '3'].slice(0, i));
-      stepId ??= gate.stepId;
-      expect(gate.stepId).toBe(stepId); // one address for the loop's gates
+      stepIds.push(gate.stepId);
       await decide(workflowId, runId, { stepId: gate.stepId, resolution: 'confirm' });
     }
+    // One address per iteration's gate, so a late decision can never approve an iteration unseen.
+    expect(stepIds.map((id) => id.replace(/^.*:/, ''))).toEqual(['iteration-1', 'iteration-2', 'iteration-3']);
     const run = await svc.waitForRun(workflowId, runId);
     expect(run.status, run.errorSummary).toBe('completed');
     expect(iterations(byName(run)['Refine'].outputSnapshot)).toEqual([1, 2, 3]);
@@ -355,7 +358,8 @@ describe('iteration review on a loop', () => {
     const rerun = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.retryCount === 1 });
     expect(rerun.pendingRequirements[0].stepOutput.arguments.i).toBe(1);
     expect(rerun.nodeRuns.filter((n: any) => n.nodeName === 'Body').map((n: any) => n.iterationPath)).toEqual(['1', '1r1']);
-    await decide(workflowId, runId, { stepId, resolution: 'confirm' });
+    expect(rerun.pendingRequirements[0].stepId).toBe(`${stepId}:retry-1`);
+    await decide(workflowId, runId, { stepId: `${stepId}:retry-1`, resolution: 'confirm' });
     const two = await svc.waitForGate(workflowId, runId, { until: (pending) => pending[0]?.stepOutput?.arguments?.i === 2 });
     await decide(workflowId, runId, { stepId: two.pendingRequirements[0].stepId, resolution: 'confirm' });
     const run = await svc.waitForRun(workflowId, runId);
@@ -505,7 +509,7 @@ describe('two gates pending at once in parallel branches', () => {
 // ---- node run bookkeeping across decisions (README: attempts count executions) ----------------
 
 describe('container node runs across decisions', () => {
-  it.fails('BUG: a loop node run keeps attempt 1 through its iteration reviews (each re-traversal bumps it today)', async () => {
+  it('a loop node run keeps attempt 1 through its iteration reviews (each re-traversal bumps it today)', async () => {
     const { workflowId, runId } = await svc.startRun(body([
       { name: 'Refine', nodeType: 'loop', loopConfig: { maxIterations: 3 }, children: [echoStep('Body', {})], humanReview: { requiresIterationReview: true } },
     ]));
@@ -520,7 +524,7 @@ describe('container node runs across decisions', () => {
     expect(started).toHaveLength(1); // actual: 4 node.started events
   });
 
-  it.fails('BUG: a parallel node run keeps attempt 1 while its children wait at gates (each re-traversal bumps it today)', async () => {
+  it('a parallel node run keeps attempt 1 while its children wait at gates (each re-traversal bumps it today)', async () => {
     const { workflowId, runId } = await svc.startRun(body([
       { name: 'Fan Out', nodeType: 'parallel', children: [echoStep('A', {}, { humanReview: { requiresConfirmation: true } }), echoStep('B', {}, { humanReview: { requiresConfirmation: true } })] },
     ]));
@@ -533,7 +537,7 @@ describe('container node runs across decisions', () => {
     expect(byName(run)['Fan Out'].attempt).toBe(1); // actual: 3
   });
 
-  it.fails('BUG: the loop node run is awaiting_approval while its iteration review waits (it shows running today)', async () => {
+  it('the loop node run is awaiting_approval while its iteration review waits (it shows running today)', async () => {
     const { workflowId, runId } = await svc.startRun(body([
       { name: 'Refine', nodeType: 'loop', loopConfig: { maxIterations: 2 }, children: [echoStep('Body', {})], humanReview: { requiresIterationReview: true } },
     ]));

@@ -20,9 +20,18 @@ export interface Decision {
   decidedBy: 'human' | 'timeout';
 }
 
-/** API address of a gate: the node id, suffixed with `@<iteration path>` inside loops. */
-export function stepIdOf(nodeId: string, iterationPath: string): string {
-  return iterationPath === '' ? nodeId : `${nodeId}@${iterationPath}`;
+/**
+ * API address of one gate: unique among all the gates a run ever raises, so that a decision
+ * meant for one gate can never land on a later one (a late request of a burst gets 409 instead
+ * of approving the next iteration or retry round unseen). The first gate of a node is addressed
+ * by the node id alone, as in the spec; the rest add what tells them apart:
+ * `@<iteration path>` inside loops, `:review` for an output review, `:iteration-<i>` for a loop's
+ * iteration review, `:retry-<n>` for a round after an onReject retry.
+ */
+export function stepIdOf(nodeId: string, iterationPath: string, phase: GatePhase = 'pre', round = 0, iteration?: number): string {
+  const where = iterationPath === '' ? '' : `@${iterationPath}`;
+  const what = phase === 'post' ? ':review' : phase === 'iteration' ? `:iteration-${iteration}` : '';
+  return `${nodeId}${where}${what}${round > 0 ? `:retry-${round}` : ''}`;
 }
 
 /**
@@ -72,7 +81,7 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
   const collectsInput = request.requiresUserInput && !request.requiresRouteSelection;
   return {
     schemaVersion: 1,
-    stepId: stepIdOf(node.id, request.iterationPath),
+    stepId: stepIdOf(node.id, request.iterationPath, request.phase, request.round, request.iteration),
     gateKey: gateKeyOf(node.id, request.iterationPath, request.phase, request.round, request.iteration),
     nodeId: node.id,
     iterationPath: request.iterationPath,
@@ -128,6 +137,9 @@ export function validateDecision(requirement: RequirementRecord, body: ApproveBo
   switch (body.resolution) {
     case 'confirm':
       if (requirement.requiresUserInput) decision.userInput = checkUserInput(requirement, {}, step);
+      if (requirement.requiresRouteSelection && suggestedChoice(requirement) === null) {
+        throw new InvalidRequestError(`Resolution 'confirm' needs a suggested route, and ${step} has none (its router has no conditionCel); use route_select`);
+      }
       return decision;
     case 'reject':
       return decision;
@@ -163,6 +175,12 @@ export function timeoutDecision(requirement: RequirementRecord): Decision {
     selectedChoices: null,
     decidedBy: 'timeout',
   };
+}
+
+/** The route a router's selector suggested for a route selection, or null. */
+function suggestedChoice(requirement: RequirementRecord): string | null {
+  const output = requirement.stepOutput as { suggestedChoice?: unknown } | null;
+  return typeof output?.suggestedChoice === 'string' ? output.suggestedChoice : null;
 }
 
 function defaultsOf(requirement: RequirementRecord): Record<string, unknown> {

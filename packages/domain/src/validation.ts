@@ -268,7 +268,8 @@ function normalizeHumanReview(input: HumanReviewInput, type: NodeType, problem: 
 }
 
 function normalizeUserInputField(input: NonNullable<HumanReviewInput['userInputSchema']>[number]): UserInputField {
-  const field: UserInputField = { name: input.name, fieldType: input.fieldType, description: input.description ?? null, required: input.required ?? false };
+  // `required` defaults to true, as the runtime payload's does (spec "PendingUserInputField").
+  const field: UserInputField = { name: input.name, fieldType: input.fieldType, description: input.description ?? null, required: input.required ?? true };
   if (input.defaultValue !== undefined) field.defaultValue = input.defaultValue;
   if (input.allowedValues) field.allowedValues = input.allowedValues;
   return field;

@@ -58,7 +58,8 @@ export class RunEngine {
   private readonly heartbeatMs: number;
   private readonly parallelLimit: number;
   private readonly recoveryIntervalMs: number;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Runs this instance executes; `rerun` asks for one more claim once the current execution ends. */
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void>; rerun: boolean }>();
   private recoveryTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -72,20 +73,29 @@ export class RunEngine {
   }
 
   /**
-   * Starts executing `runId` in the background unless this instance already does. The returned
-   * promise (which never rejects) settles when this instance stops working on the run: finished,
-   * parked, claimed elsewhere or shut down. Callers may ignore it.
+   * Starts executing `runId` in the background. When this instance already executes it, asks for
+   * one more claim after the current execution ends: a wake-up (e.g. a decision) that arrives
+   * after that execution parked the run, but before it let go, is not lost. The returned promise
+   * (which never rejects) settles when this instance stops working on the run: finished, parked,
+   * claimed elsewhere or shut down. Callers may ignore it.
    */
   start(runId: string): Promise<void> {
     const current = this.active.get(runId);
-    if (current) return current.done;
+    if (current) {
+      current.rerun = true;
+      return current.done;
+    }
     if (this.closed) return Promise.resolve();
     const controller = new AbortController();
-    const done = this.execute(runId, controller)
+    const entry = { controller, done: Promise.resolve(), rerun: false };
+    entry.done = this.execute(runId, controller)
       .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
-      .finally(() => this.active.delete(runId));
-    this.active.set(runId, { controller, done });
-    return done;
+      .then(() => {
+        this.active.delete(runId);
+        if (entry.rerun && !this.closed) return this.start(runId);
+      });
+    this.active.set(runId, entry);
+    return entry.done;
   }
 
   /** Claims every run that has no live owner (crashed instances, restarts). Returns how many were started. */

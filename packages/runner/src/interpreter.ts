@@ -266,7 +266,9 @@ export class Interpreter {
    * it `awaiting_approval` with its output (an output review follows).
    */
   private async runContainer(node: WorkflowNode, scope: Scope, inputSnapshot: unknown, body: () => Promise<NodeResult>, holdForReview = false): Promise<NodeResult> {
-    const nodeRun = await this.deps.ledger.start(node, scope.iterationPath, inputSnapshot);
+    // A container left running (or held at an iteration review) by an earlier traversal resumes
+    // its node run; one held for an output review is entered again only for a new round.
+    const nodeRun = await this.deps.ledger.enter(node, scope.iterationPath, inputSnapshot, holdForReview ? ['running'] : ['running', 'awaiting_approval']);
     try {
       const result = await body();
       const status = holdForReview && !result.skipped ? 'awaiting_approval' : result.skipped ? 'skipped' : 'completed';
@@ -326,7 +328,7 @@ export class Interpreter {
         const iterationPath = scope.iterationPath ? `${scope.iterationPath}/${segment}` : segment;
         output = await this.runSequence(node.children, { previous, iterationPath, loopState });
         if (!reviewed) break;
-        const decided = await this.gate(node, scope.iterationPath, 'iteration', round, { requiresConfirmation: true, stepOutput: output, iteration }, async () => {});
+        const decided = await this.gate(node, scope.iterationPath, 'iteration', round, { requiresConfirmation: true, stepOutput: output, iteration });
         const action = actionOf(decided);
         if (action === 'proceed') break;
         if (action === 'cancel') throw new RunCancelled(`Run cancelled: ${gateOutcomeText(decided)} (iteration ${iteration})`);

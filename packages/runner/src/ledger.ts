@@ -93,6 +93,20 @@ export class RunLedger {
     return nodeRun;
   }
 
+  /**
+   * Enters a container node: resumes its node run when it already started and is in one of
+   * `resumable` (a later traversal of the same run: the attempt stays), else starts a new attempt
+   * (also after a gate held it before it started).
+   */
+  async enter(node: LedgerNode, iterationPath: string, inputSnapshot: unknown, resumable: readonly NodeRunRecord['status'][]): Promise<NodeRunRecord> {
+    const existing = this.existing(node.id, iterationPath);
+    if (!existing || existing.attempt === 0 || !resumable.includes(existing.status)) return this.start(node, iterationPath, inputSnapshot);
+    if (existing.status === 'running') return existing;
+    const resumed = (await this.repos.nodeRuns.setStatus(existing.id, 'running', this.clock.now())) ?? existing;
+    this.memo.set(nodeRunKey(node.id, iterationPath), resumed);
+    return resumed;
+  }
+
   /** Ends a node run (or its current attempt) and appends `node.<status>`. */
   async end(nodeRun: NodeRunRecord, end: NodeRunEnd): Promise<void> {
     const updated = await this.repos.nodeRuns.end(nodeRun.id, end, this.clock.now());

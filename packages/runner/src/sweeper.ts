@@ -23,6 +23,7 @@ export interface TimeoutSweeperOptions {
 
 export class TimeoutSweeper {
   private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
 
   constructor(private readonly options: TimeoutSweeperOptions) {
@@ -60,13 +61,15 @@ export class TimeoutSweeper {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'));
+      this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'));
     }, this.options.intervalMs ?? 1_000);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops sweeping; resolves once a sweep in progress has finished. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.running;
   }
 }

@@ -73,7 +73,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       checks: definitionChecks(executors, cel),
       clock: systemClock,
       async close() {
-        sweeper.stop();
+        await sweeper.stop();
         await engine.close();
         await executors.close();
         await store.close();

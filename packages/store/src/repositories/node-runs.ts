@@ -105,11 +105,19 @@ export class NodeRuns {
           finished_at: null,
           created_at: now,
         },
+        // Reached now: node runs list in the order nodes were reached, gated ones included.
+        $min: { started_at: now },
         $set: { status: 'awaiting_approval', updated_at: now },
       },
       { upsert: true },
     );
     return toRecord(doc!);
+  }
+
+  /** Sets the status of an unfinished node run (a container resumed by re-traversal). */
+  async setStatus(nodeRunId: string, status: 'running' | 'awaiting_approval', now: Date): Promise<NodeRunRecord | null> {
+    const doc = await this.collection.findOneAndUpdate({ _id: oid(nodeRunId) }, { $set: { status, updated_at: now } });
+    return doc ? toRecord(doc) : null;
   }
 
   /** Records how the current attempt (or the node) ended. Returns the updated node run. */
