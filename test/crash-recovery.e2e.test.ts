@@ -23,7 +23,8 @@ afterAll(async () => {
 function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SWITCHYARD_LEASE_MS: '1000', SWITCHYARD_RECOVERY_INTERVAL_MS: '200' },
+    // The embedded store's durability is what this test is about, also when MONGODB_URI is set.
+    env: { ...process.env, MONGODB_URI: '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SWITCHYARD_LEASE_MS: '1000', SWITCHYARD_RECOVERY_INTERVAL_MS: '200' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
