@@ -734,6 +734,14 @@ describe('retry runs (spec endpoint 7, example 2)', () => {
     const retry = (resolvedDependencies: unknown[]) => svc.trigger(created.id, { triggerSource: 'retry', parentRunId: parent.id, resolvedDependencies });
     const cases = [
       { why: 'no sourceNodeRunId', deps: [{ nodeId: a.id, resolution: 'reuse_previous_output' }], message: /sourceNodeRunId/ },
+      {
+        why: 'the same node twice',
+        deps: [
+          { nodeId: a.id, resolution: 'reuse_previous_output', sourceNodeRunId: byName(parent)['A'].id },
+          { nodeId: a.id, resolution: 'reuse_previous_output', sourceNodeRunId: byName(parent)['A'].id },
+        ],
+        message: /listed twice/,
+      },
       { why: 'malformed sourceNodeRunId', deps: [{ nodeId: a.id, resolution: 'reuse_previous_output', sourceNodeRunId: 'x' }], message: /sourceNodeRunId/ },
       {
         why: 'a node run of another run',

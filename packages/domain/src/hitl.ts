@@ -113,7 +113,8 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
     onTimeout: review.onTimeout,
     onReject: review.onReject,
     requestedAt: request.now,
-    timeoutAt: review.timeoutSeconds === null ? null : new Date(request.now.getTime() + review.timeoutSeconds * 1000),
+    timeoutSeconds: review.timeoutSeconds,
+    timeoutAt: null,
     decidedAt: null,
   };
 }

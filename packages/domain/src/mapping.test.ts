@@ -36,6 +36,13 @@ describe('mapping', () => {
     expect(fromDocument(doc)).toEqual(input);
   });
 
+  it('escapes NUL in user keys (BSON cannot store it) and restores it', () => {
+    const input = { userInput: { 'a\0b': 1 } };
+    const doc = toDocument<Record<string, Record<string, unknown>>>(input);
+    expect(Object.keys(doc.user_input!)).toEqual(['a~0b']);
+    expect(fromDocument(doc)).toEqual(input);
+  });
+
   it('passes Dates and class instances (ObjectIds) through and drops undefined fields', () => {
     class ObjectIdLike {
       readonly hex = '0123456789abcdef01234567';

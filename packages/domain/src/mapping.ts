@@ -5,7 +5,7 @@
  * Keys of our own structures are converted recursively. Values under the user-data fields in
  * {@link OPAQUE_FIELDS} (step `config`, run input, I/O snapshots, ...) keep their keys as the user
  * wrote them; only the characters MongoDB cannot store in every position are escaped, reversibly:
- * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`. A key without those characters is stored unchanged, so
+ * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`, NUL -> `~0`. A key without those characters is stored unchanged, so
  * operators reading documents with mongosh see the user's keys.
  */
 
@@ -53,12 +53,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+const ESCAPES: Record<string, string> = { '~': '~t', '.': '~p', $: '~d', '\0': '~0' };
+const UNESCAPES: Record<string, string> = { t: '~', p: '.', d: '$', '0': '\0' };
+
 function escapeKey(key: string): string {
-  return /[~.$]/.test(key) ? key.replace(/[~.$]/g, (c) => (c === '~' ? '~t' : c === '.' ? '~p' : '~d')) : key;
+  return /[~.$\0]/.test(key) ? key.replace(/[~.$\0]/g, (c) => ESCAPES[c]!) : key;
 }
 
 function unescapeKey(key: string): string {
-  return key.includes('~') ? key.replace(/~([tpd])/g, (_, c: string) => (c === 't' ? '~' : c === 'p' ? '.' : '$')) : key;
+  return key.includes('~') ? key.replace(/~([tpd0])/g, (_, c: string) => UNESCAPES[c]!) : key;
 }
 
 function mapOpaque(value: unknown, mapKey: (key: string) => string): unknown {

@@ -62,12 +62,16 @@ export interface RequirementRecord {
   userInput: Record<string, unknown> | null;
   selectedChoices: string[] | null;
   resolution: Resolution | null;
-  decidedBy: 'human' | 'timeout' | null;
+  /** Who decided: a person, the timeout sweeper, or nobody because the run ended first. */
+  decidedBy: 'human' | 'timeout' | 'run_ended' | null;
   retryCount: number;
   maxRetries: number | null;
   onTimeout: 'approve' | 'skip' | 'cancel';
   onReject: 'skip' | 'cancel' | 'retry' | 'else_branch';
   requestedAt: Date;
+  /** From humanReview; the clock starts when the run parks with this gate visible. */
+  timeoutSeconds: number | null;
+  /** When the timeout fires; null until the gate has been visible (the run parked on it). */
   timeoutAt: Date | null;
   decidedAt: Date | null;
 }
@@ -95,6 +99,8 @@ export interface RunRecord {
   wakeSeq: number;
   /** True when a decision arrived that no traversal has consumed yet (a continuation is due). */
   wakePending: boolean;
+  /** Consecutive executions that ended on an internal (infrastructure) error; reset by progress. */
+  internalFailures: number;
   triggeringUserId: string | null;
   triggeringUsername: string | null;
   triggeringScopes: string[];

@@ -119,6 +119,12 @@ describe('normalizeDefinition', () => {
     ]);
   });
 
+  it('accepts UUIDs and ObjectId-like ids, and rejects ids that could collide with gate addresses', () => {
+    expect(() => normalizeDefinition([step('A', { id: '67a3f2e8c4b1d5a6f7e8d9c0' }), step('B', { id: 'node-2_b.1' })], checks)).not.toThrow();
+    expect(problemsOf([step('A', { id: 'A:review' })])[0]).toContain("node id 'A:review' may only use letters, digits");
+    expect(problemsOf([step('A', { id: 'n@1' })])[0]).toContain('may only use');
+  });
+
   it('rejects duplicate node ids anywhere in the tree', () => {
     const problems = problemsOf([step('A', { id: 'x' }), { name: 'P', nodeType: 'parallel', children: [step('B', { id: 'x' }), step('C')] }]);
     expect(problems).toEqual(["Node 'B' (nodes[1].children[0]): duplicate node id 'x'"]);

@@ -39,6 +39,9 @@ export interface DefinitionChecks {
 /** Bounds that keep one definition reasonable to store and interpret. */
 export const DEFINITION_LIMITS = { maxNodes: 500, maxDepth: 20, maxA2aPool: 5, minParallelChildren: 2, minRouterChoices: 2 } as const;
 
+/** Node ids: safe inside gate addresses (`<id>@<path>:review`) and keys; UUIDs and ObjectIds fit. */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /** Defaults of StepConfig (spec "StepConfig"). Seconds. */
 export const STEP_CONFIG_DEFAULTS: StepConfig = { maxRetries: 0, onError: 'fail', backoffBaseSeconds: 1.0, backoffMaxSeconds: 60.0 };
 
@@ -101,6 +104,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
 
   const id = input.id ?? randomUUID();
   if (ctx.ids.has(id)) problem(`duplicate node id '${id}'`);
+  if (!NODE_ID_PATTERN.test(id)) problem(`node id '${id}' may only use letters, digits, '_', '.' and '-' (at most 128)`);
   ctx.ids.add(id);
   if (depth > DEFINITION_LIMITS.maxDepth) {
     problem(`nesting deeper than ${DEFINITION_LIMITS.maxDepth} levels`);

@@ -116,6 +116,7 @@ export function toRequirementSummary(requirement: RequirementRecord): StepRequir
     decidedBy: _decidedBy,
     requestedAt: _requestedAt,
     decidedAt: _decidedAt,
+    timeoutSeconds: _timeoutSeconds,
     timeoutAt,
     ...summary
   } = requirement;

@@ -14,7 +14,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled } from './gates.ts';
 import { Interpreter, NodeFailedError } from './interpreter.ts';
-import { RunLedger } from './ledger.ts';
+import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
 
 /** Tunables of the engine. Milliseconds throughout. */
@@ -39,6 +39,9 @@ export interface RunEngineOptions {
   /** Test seams. `beforePark` runs after a traversal found only blocked branches, before the park CAS. */
   hooks?: { beforePark?: (runId: string) => Promise<void> };
 }
+
+/** Executions in a row that may end on an internal error before the run is failed. */
+export const MAX_INTERNAL_FAILURES = 5;
 
 class Shutdown extends Error {
   override readonly name = 'Shutdown';
@@ -150,27 +153,35 @@ export class RunEngine {
 
   private async execute(runId: string, controller: AbortController): Promise<void> {
     const { repos, logger } = this.options;
-    let run = await repos.runs.claim(runId, this.owner, this.leaseMs, this.clock.now());
+    const claimedAt = this.clock.now();
+    let run = await repos.runs.claim(runId, this.owner, this.leaseMs, claimedAt);
     if (!run) return;
     logger.info({ runId, workflowId: run.workflowDefinitionId }, 'run claimed');
+    // How long the lease is known to hold. An owner whose renewals fail stops itself before the
+    // lease can pass to another instance, so that no step runs twice in parallel.
+    const lease = { validUntil: claimedAt.getTime() + this.leaseMs };
     const heartbeat = setInterval(() => {
+      const now = this.clock.now();
+      if (now.getTime() >= lease.validUntil) controller.abort(new LeaseLost('lease could not be renewed in time'));
       repos.runs
-        .renewLease(runId, this.owner, this.leaseMs, this.clock.now())
-        .then((held) => held || controller.abort(new LeaseLost('lease lost to another instance')))
+        .renewLease(runId, this.owner, this.leaseMs, now)
+        .then((held) => (held ? (lease.validUntil = now.getTime() + this.leaseMs) : controller.abort(new LeaseLost('lease lost to another instance'))))
         .catch((error: unknown) => logger.warn({ err: error, runId }, 'heartbeat failed'));
     }, this.heartbeatMs);
     heartbeat.unref();
     try {
       for (let pass = 1; ; pass++) {
         const history = await repos.nodeRuns.listByRun(runId);
-        const ledger = new RunLedger(repos, run, this.clock, history, this.owner);
+        const ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
         if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
         const outcome = await this.traverse(ledger, controller);
         if (outcome === 'stopped') return;
         if (outcome !== 'blocked') return await this.finish(ledger, outcome);
         // Every branch is done or waits at a gate: park, unless a decision came in meanwhile.
         await this.options.hooks?.beforePark?.(runId);
-        if (await repos.runs.park(runId, this.owner, run.wakeSeq, this.clock.now())) {
+        const parked = await repos.runs.park(runId, this.owner, run.wakeSeq, this.clock.now());
+        if (parked) {
+          await repos.runs.startTimeouts(parked, this.clock.now());
           await ledger.event('run.awaiting_approval', {});
           logger.info({ runId }, 'run awaiting approval');
           return;
@@ -179,12 +190,18 @@ export class RunEngine {
         if (!current || current.leaseOwner !== this.owner || current.status !== 'running') return;
         run = current; // a decision arrived during the traversal: walk again to consume it
       }
+    } catch (error) {
+      if (controller.signal.aborted) return this.stopped(run, controller.signal.reason);
+      await this.internalFailure(run, error);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  /** One traversal: the run's outcome, `blocked` at gates, or `stopped` when aborted. */
+  /**
+   * One traversal: the run's outcome, `blocked` at gates, or `stopped` when aborted. Anything
+   * else that is thrown (a store error, a bug) is no outcome of the workflow: it propagates.
+   */
   private async traverse(ledger: RunLedger, controller: AbortController): Promise<RunOutcome | 'blocked' | 'stopped'> {
     try {
       const interpreter = new Interpreter({
@@ -198,6 +215,7 @@ export class RunEngine {
       });
       return { status: 'completed', finalOutput: await interpreter.run() };
     } catch (error) {
+      if (error instanceof LeaseExpired) controller.abort(new LeaseLost(error.message));
       if (controller.signal.aborted) {
         await this.stopped(ledger.run, controller.signal.reason);
         return 'stopped';
@@ -205,8 +223,29 @@ export class RunEngine {
       if (error instanceof GateBlocked) return 'blocked';
       if (error instanceof RunCancelled) return { status: 'cancelled', errorSummary: error.message };
       if (error instanceof NodeFailedError) return { status: 'failed', errorSummary: error.message };
-      this.options.logger.error({ err: error, runId: ledger.run.id }, 'run failed on an internal error');
-      return { status: 'failed', errorSummary: `Internal error: ${error instanceof Error ? error.message : String(error)}` };
+      throw error;
+    }
+  }
+
+  /**
+   * An execution ended on an internal error (e.g. the store was briefly unreachable). The run is
+   * not failed for it: the lease is given up and any instance's recovery continues the run by
+   * re-traversal. After {@link MAX_INTERNAL_FAILURES} such executions in a row the run fails.
+   */
+  private async internalFailure(run: RunRecord, error: unknown): Promise<void> {
+    const { repos, logger } = this.options;
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      if ((run.internalFailures ?? 0) + 1 >= MAX_INTERNAL_FAILURES) {
+        logger.error({ err: error, runId: run.id }, 'run failed: too many internal errors in a row');
+        const ledger = new RunLedger(repos, run, this.clock, [], this.owner);
+        await this.finish(ledger, { status: 'failed', errorSummary: `Internal error: ${message}` });
+        return;
+      }
+      const count = await repos.runs.releaseAfterError(run.id, this.owner, this.clock.now());
+      logger.error({ err: error, runId: run.id, internalFailures: count }, 'run execution hit an internal error; released for recovery');
+    } catch (secondary) {
+      logger.error({ err: secondary, cause: message, runId: run.id }, 'run execution hit an internal error and could not release its lease');
     }
   }
 
@@ -216,6 +255,9 @@ export class RunEngine {
     if (!finished) {
       logger.warn({ runId: ledger.run.id }, 'run could not be finished: lease lost or status changed');
       return;
+    }
+    if (outcome.status !== 'completed') {
+      await repos.nodeRuns.cancelUnfinished(ledger.run.id, `run ${outcome.status}`, this.clock.now());
     }
     const payload = outcome.status === 'completed' ? {} : { errorSummary: outcome.errorSummary };
     await ledger.event(`run.${outcome.status}`, payload);

@@ -59,7 +59,9 @@ export async function passGate(
   const key = gateKeyOf(request.node.id, request.iterationPath, request.phase, request.round, request.iteration);
   const existing = ledger.requirement(key);
   if (existing?.decidedAt) return existing;
-  if (!existing) await ledger.raise(buildRequirement({ ...request, now: clock.now() }));
+  // The node run is marked first: a crash between the two writes then leaves a held node run
+  // without its requirement (raised again on the next traversal), never the other way round.
   await onBlocked();
+  if (!existing) await ledger.raise(buildRequirement({ ...request, now: clock.now() }));
   throw new GateBlocked(key);
 }

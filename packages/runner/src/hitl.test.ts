@@ -117,7 +117,9 @@ describe('timeout sweeper', () => {
     const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 0.05, onTimeout }), step('B')]);
     const parked = await startRun(wf.id);
     const [requirement] = await h.pending(parked.id);
-    expect(requirement!.timeoutAt!.getTime()).toBe(requirement!.requestedAt.getTime() + 50);
+    // The clock starts when the run parks with the gate visible, right after it was raised here.
+    expect(requirement!.timeoutAt!.getTime() - requirement!.requestedAt.getTime()).toBeGreaterThanOrEqual(50);
+    expect(requirement!.timeoutAt!.getTime() - requirement!.requestedAt.getTime()).toBeLessThan(1_000);
     const sweeper = sweeperFor((id) => h.engine.start(id));
     expect(await sweeper.sweep()).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -128,6 +130,24 @@ describe('timeout sweeper', () => {
     const nodeRuns = await h.repos.nodeRuns.listByRun(parked.id);
     expect(nodeRuns.find((n) => n.nodeName === 'A')!.status).toBe(nodeStatus);
     expect(done.pendingRequirements[0]).toMatchObject({ decidedBy: 'timeout' });
+  });
+
+  it('does not time a gate out before anyone could see it (the run still running another branch)', async () => {
+    const wf = await h.createWorkflow([
+      { name: 'P', nodeType: 'parallel', children: [confirmed('Gate', { timeoutSeconds: 0.05, onTimeout: 'cancel' }), step('Slow', { executorKey: 'sleep', config: { ms: 300 } })] },
+    ]);
+    const run = await h.createRun(wf.id);
+    const done = h.engine.start(run.id);
+    const sweeper = sweeperFor((id) => h.engine.start(id));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Raised 150 ms ago, 3x its timeout, but the run is still running: not visible, not timed.
+    expect((await h.repos.runs.get(run.id))!.status).toBe('running');
+    expect((await h.pending(run.id))[0]).toMatchObject({ stepName: 'Gate', timeoutAt: null });
+    expect(await sweeper.sweep()).toBe(0);
+    await done;
+    const parked = (await h.repos.runs.get(run.id))!;
+    expect(parked.status).toBe('awaiting_approval');
+    expect(parked.pendingRequirements[0]!.timeoutAt).not.toBeNull();
   });
 
   it('a human and the sweeper racing on one gate produce exactly one decision', async () => {

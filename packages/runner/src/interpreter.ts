@@ -159,9 +159,12 @@ export class Interpreter {
 
       const reviewed = review?.requiresOutputReview === true;
       const earlier = reviewed ? this.reviewRaised(node, path, round) : undefined;
+      const held = this.deps.ledger.existing(node.id, path);
       let output: unknown;
       if (earlier) {
         output = earlier.stepOutput;
+      } else if (reviewed && held?.status === 'awaiting_approval' && held.attempt > 0) {
+        output = held.outputSnapshot; // executed, but the process died before its review was raised
       } else {
         const vars = this.variables(scope, {
           user_input: userInput,
@@ -197,7 +200,12 @@ export class Interpreter {
   private async reviewOutput(node: WorkflowNode, path: string, round: number, output: unknown): Promise<NodeResult | 'retry'> {
     const decided = await this.gate(node, path, 'post', round, { requiresOutputReview: true, stepOutput: output }, async () => {});
     const action = actionOf(decided);
-    if (action !== 'proceed') return this.rejected(node, path, decided, action, round);
+    if (action !== 'proceed') {
+      const outcome = await this.rejected(node, path, decided, action, round);
+      // The rejected output's attempt ends failed; the next round starts a new attempt.
+      if (outcome === 'retry') await this.settleNode(node, path, 'failed', `output rejected: ${gateOutcomeText(decided)}`);
+      return outcome;
+    }
     const edited = decided.resolution === 'edit';
     const final = edited ? decided.editedOutput : output;
     await this.deps.ledger.end(this.nodeRunOf(node, path), { status: 'completed', outputSnapshot: final, originalOutputSnapshot: edited ? output : undefined });

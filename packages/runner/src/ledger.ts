@@ -9,6 +9,11 @@ import { SETTLED_NODE_RUN_STATUSES } from '@switchyard/domain';
 import type { NodeRunEnd, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 
+/** The owner's lease may have passed to another instance: this owner must stop. */
+export class LeaseExpired extends Error {
+  override readonly name = 'LeaseExpired';
+}
+
 /** Key of a node run inside one run: node id + iteration path. */
 export function nodeRunKey(nodeId: string, iterationPath: string): string {
   return `${nodeId}@${iterationPath}`;
@@ -25,16 +30,24 @@ export class RunLedger {
   private readonly memo = new Map<string, NodeRunRecord>();
   /** The last event seq this ledger wrote; null until the first write. */
   private lastSeq: number | null = null;
+  /** Event writes of this ledger, one after the other (parallel branches share the ledger). */
+  private events: Promise<unknown> = Promise.resolve();
+
 
   private readonly requirements = new Map<string, RequirementRecord>();
 
-  /** `owner` is the lease holder writing through this ledger (requirements need the lease). */
+  /**
+   * `owner` is the lease holder writing through this ledger (requirements need the lease);
+   * `lease.validUntil` (epoch ms) is how long its lease is known to hold, kept up to date by the
+   * engine's heartbeat.
+   */
   constructor(
     private readonly repos: Repositories,
     readonly run: RunRecord,
     private readonly clock: Clock,
     history: readonly NodeRunRecord[],
     private readonly owner: string,
+    private readonly lease: { validUntil: number } = { validUntil: Number.POSITIVE_INFINITY },
   ) {
     for (const nodeRun of history) this.memo.set(nodeRunKey(nodeRun.nodeId, nodeRun.iterationPath), nodeRun);
     for (const requirement of run.pendingRequirements) this.requirements.set(requirement.gateKey, requirement);
@@ -121,12 +134,30 @@ export class RunLedger {
     });
   }
 
-  /** Appends a run event with the run's next sequence number. */
-  async event(type: string, payload: Record<string, unknown>): Promise<void> {
-    this.lastSeq = await this.repos.events.append(
-      { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload },
-      this.clock.now(),
-      this.lastSeq === null ? undefined : this.lastSeq + 1,
-    );
+  /**
+   * Appends a run event with the run's next sequence number. Writes of one ledger are serialized,
+   * so concurrent branches never race each other for a number; other writers (a decision, the
+   * sweeper) are arbitrated by the unique index.
+   */
+  event(type: string, payload: Record<string, unknown>): Promise<void> {
+    const write = this.events.then(async () => {
+      const seq = await this.repos.events.append(
+        { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload },
+        this.clock.now(),
+        this.lastSeq === null ? undefined : this.lastSeq + 1,
+      );
+      this.lastSeq = Math.max(this.lastSeq ?? 0, seq);
+    });
+    this.events = write.catch(() => undefined);
+    return write;
+  }
+
+  /**
+   * Throws when this owner can no longer be sure it holds the run's lease (renewals failed for
+   * longer than the lease lasts): checked before every executor call, so that an owner cut off
+   * from the store never runs a step that another instance may run too.
+   */
+  assertOwned(): void {
+    if (this.clock.now().getTime() >= this.lease.validUntil) throw new LeaseExpired(`lease of run ${this.run.id} expired`);
   }
 }

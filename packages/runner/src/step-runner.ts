@@ -59,21 +59,29 @@ export class StepRunner {
     const { node, iterationPath } = step;
     const policy = policyOf(node);
     const keys = node.executorKey ? [node.executorKey] : node.a2aPool;
+    // The retry budget counts the attempts of this execution only: attempts of earlier review
+    // rounds or of an owner that crashed do not use it up.
+    const before = ledger.existing(node.id, iterationPath)?.attempt ?? 0;
     for (;;) {
       const nodeRun = await ledger.start(node, iterationPath, step.arguments);
+      const tries = nodeRun.attempt - before;
+      ledger.assertOwned();
+      let output: unknown;
       try {
-        const output = await this.invokeWithFailover(keys, step, nodeRun.attempt);
-        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
-        return { output, skipped: false };
+        output = await this.invokeWithFailover(keys, step, nodeRun.attempt);
       } catch (error) {
         this.deps.signal.throwIfAborted();
         const message = messageOf(error);
-        if (!isRetryable(error) || nodeRun.attempt > policy.maxRetries) return this.giveUp(node, nodeRun, message);
+        if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message);
         await ledger.end(nodeRun, { status: 'failed', error: message });
-        const delayMs = backoffDelayMs(nodeRun.attempt, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
+        const delayMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
         await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
         await this.deps.clock.sleep(delayMs, this.deps.signal);
+        continue;
       }
+      // Outside the try: a store error here is no executor failure and must not cause a retry.
+      await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
+      return { output, skipped: false };
     }
   }
 

@@ -37,6 +37,8 @@ export class TimeoutSweeper {
   async sweep(): Promise<number> {
     const { repos, logger } = this.options;
     const now = this.clock.now();
+    // Parked runs whose gates never got their clock (the owner died right after parking).
+    for (const run of await repos.runs.listUntimedGates(100)) await repos.runs.startTimeouts(run, now);
     let decided = 0;
     for (const run of await repos.runs.listExpiredRequirements(now, 100)) {
       let won = false;

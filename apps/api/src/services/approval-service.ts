@@ -44,11 +44,14 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
     if (current && isTerminalRunStatus(current.status)) throw new ConflictError(`Run is ${current.status}; its requirements can no longer be decided`);
     throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`);
   }
-  await services.repos.events.append(
-    { runId: run.id, workflowDefinitionId: run.workflowDefinitionId, type: 'requirement.decided', payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: 'human' } },
-    now,
-  );
+  // The decision is stored: wake the run first; the event is a record of it, best effort.
   void services.engine.start(run.id);
+  await services.repos.events
+    .append(
+      { runId: run.id, workflowDefinitionId: run.workflowDefinitionId, type: 'requirement.decided', payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: 'human' } },
+      now,
+    )
+    .catch((error: unknown) => services.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
   return { run: decided, requirement };
 }
 

@@ -28,6 +28,8 @@ export interface AppServices {
   /** Save-time checks of definitions (executor keys, CEL). */
   checks: DefinitionChecks;
   clock: Clock;
+  /** For what is worth logging but not failing a request over. */
+  logger?: Logger;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -72,6 +74,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       engine,
       checks: definitionChecks(executors, cel),
       clock: systemClock,
+      logger,
       async close() {
         await sweeper.stop();
         await engine.close();

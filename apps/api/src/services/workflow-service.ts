@@ -138,7 +138,10 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
 /** The parent run's node runs to reuse, validated against `dependencies`. Throws 400 on a misfit. */
 async function sourceNodeRuns(services: AppServices, parentRunId: string, dependencies: readonly ResolvedDependency[]): Promise<NodeRunRecord[]> {
   const sources: NodeRunRecord[] = [];
+  const seen = new Set<string>();
   for (const [i, dependency] of dependencies.entries()) {
+    if (seen.has(dependency.nodeId)) throw new InvalidRequestError(`resolvedDependencies[${i}]: node '${dependency.nodeId}' is listed twice`);
+    seen.add(dependency.nodeId);
     if (dependency.resolution !== 'reuse_previous_output') continue;
     const where = `resolvedDependencies[${i}] (node '${dependency.nodeId}')`;
     const sourceId = dependency.sourceNodeRunId;

@@ -66,7 +66,7 @@ export const LoopConfig = Type.Object({
 export type LoopConfig = Static<typeof LoopConfig>;
 
 const LoopConfigInput = Type.Object({
-  maxIterations: Type.Integer({ minimum: 1 }),
+  maxIterations: Type.Integer({ minimum: 1, maximum: 1000 }),
   endConditionCel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
@@ -120,7 +120,7 @@ const HumanReviewInput = Type.Object({
   requiresIterationReview: Type.Optional(Type.Boolean()),
   iterationReviewMessage: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   onReject: Type.Optional(Type.Enum([...ON_REJECT_POLICIES])),
-  timeoutSeconds: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()])),
+  timeoutSeconds: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000, description: 'Seconds, at most one year' }), Type.Null()])),
   onTimeout: Type.Optional(Type.Enum([...ON_TIMEOUT_POLICIES])),
   maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   allowMultipleSelections: Type.Optional(Type.Boolean()),

@@ -149,6 +149,18 @@ export class NodeRuns {
     return copy;
   }
 
+  /**
+   * Closes the node runs of an ended run that are still open (running, or held at a gate in a
+   * branch the run never came back to): status `cancelled` with `reason` as error.
+   */
+  async cancelUnfinished(runId: string, reason: string, now: Date): Promise<number> {
+    const result = await this.collection.updateMany(
+      { workflow_run_id: oid(runId), status: { $in: ['pending', 'running', 'awaiting_approval'] } },
+      { $set: { status: 'cancelled', error: reason, finished_at: now, updated_at: now } },
+    );
+    return result.modifiedCount;
+  }
+
   /** Deletes every node run of a workflow's runs; returns how many. */
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;

@@ -60,6 +60,7 @@ export class WorkflowRuns {
       heartbeatAt: null,
       wakeSeq: 0,
       wakePending: false,
+      internalFailures: 0,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -100,7 +101,8 @@ export class WorkflowRuns {
    */
   async claim(runId: string, owner: string, leaseMs: number, now: Date): Promise<RunRecord | null> {
     return this.cas(
-      { _id: oid(runId), $and: [CLAIMABLE, noLiveLease(now)] },
+      // An instance may also re-claim a run it still holds (its execution ended on an error).
+      { _id: oid(runId), $and: [CLAIMABLE, { $or: [noLiveLease(now), { lease_owner: owner }] }] },
       { status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false },
       now,
     );
@@ -114,9 +116,51 @@ export class WorkflowRuns {
   async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<RunRecord | null> {
     return this.cas(
       { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq },
-      { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false },
+      { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false, internalFailures: 0 },
       now,
     );
+  }
+
+  /**
+   * Starts the timeout clock of the run's undecided gates that have a `timeout_seconds` but no
+   * `timeout_at` yet: `timeout_at = now + timeout_seconds`. Called when the run parks, i.e. when
+   * its gates become visible (a gate raised in one branch while another still runs is not timed
+   * before anyone can see it). Idempotent; returns how many clocks it started.
+   */
+  async startTimeouts(run: RunRecord, now: Date): Promise<number> {
+    let started = 0;
+    for (const requirement of run.pendingRequirements) {
+      if (requirement.decidedAt !== null || requirement.timeoutAt !== null || requirement.timeoutSeconds === null) continue;
+      const result = await this.collection.updateOne(
+        { _id: oid(run.id) },
+        { $set: { 'pending_requirements.$[r].timeout_at': new Date(now.getTime() + requirement.timeoutSeconds * 1000) } },
+        { arrayFilters: [{ 'r.gate_key': requirement.gateKey, 'r.timeout_at': null, 'r.decided_at': null }] },
+      );
+      started += result.modifiedCount;
+    }
+    return started;
+  }
+
+  /** Parked runs whose undecided gates have no timeout clock yet (a crash right after parking), at most `limit`. */
+  async listUntimedGates(limit: number): Promise<RunRecord[]> {
+    const docs = await this.collection.find(
+      { status: 'awaiting_approval', pending_requirements: { $elemMatch: { decided_at: null, timeout_at: null, timeout_seconds: { $ne: null } } } },
+      { limit, sort: { _id: 1 }, projection: { definition_snapshot: 0 } },
+    );
+    return docs.map(toRecord);
+  }
+
+  /**
+   * Gives up `owner`'s lease after an execution ended on an internal error, counting it. Returns
+   * the new count of consecutive internal failures, or null when the lease was already gone.
+   */
+  async releaseAfterError(runId: string, owner: string, now: Date): Promise<number | null> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(runId), lease_owner: owner },
+      { $set: { lease_owner: null, lease_expires_at: null, updated_at: now }, $inc: { internal_failures: 1 } },
+      { projection: { internal_failures: 1 } },
+    );
+    return doc ? (doc.internal_failures as number) : null;
   }
 
   /**
@@ -170,22 +214,34 @@ export class WorkflowRuns {
   }
 
   /**
-   * Ends a run that `owner` holds: sets the terminal status, output or error, clears the lease.
-   * Null when the run is no longer owned by `owner` (lease lost) or not in a state that allows it.
+   * Ends a run that `owner` holds: sets the terminal status, output or error, clears the lease,
+   * and closes every gate still undecided (`decided_by: 'run_ended'`), so that nothing stays
+   * pending on an ended run. Null when the run is no longer owned by `owner` (lease lost) or not
+   * in a state that allows it.
    */
   async finish(runId: string, owner: string, outcome: RunOutcome, now: Date): Promise<RunRecord | null> {
-    return this.cas(
+    const set = toDocument<Document>({
+      status: outcome.status,
+      finalOutput: outcome.status === 'completed' ? outcome.finalOutput : null,
+      errorSummary: outcome.status === 'completed' ? null : outcome.errorSummary,
+      finishedAt: now,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      updatedAt: now,
+    });
+    const doc = await this.collection.findOneAndUpdate(
       { _id: oid(runId), lease_owner: owner, status: { $in: RUN_TRANSITIONS[outcome.status] } },
       {
-        status: outcome.status,
-        finalOutput: outcome.status === 'completed' ? outcome.finalOutput : null,
-        errorSummary: outcome.status === 'completed' ? null : outcome.errorSummary,
-        finishedAt: now,
-        leaseOwner: null,
-        leaseExpiresAt: null,
+        $set: {
+          ...set,
+          'pending_requirements.$[open].decided_at': now,
+          'pending_requirements.$[open].decided_by': 'run_ended',
+          'pending_requirements.$[open].resolution': 'cancel',
+        },
       },
-      now,
+      { arrayFilters: [{ 'open.decided_at': null }] },
     );
+    return doc ? toRecord(doc) : null;
   }
 
   /** Drops `owner`'s lease without changing the status (shutdown): another instance may claim it. */
