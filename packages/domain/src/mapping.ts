@@ -96,6 +96,16 @@ export function fromDocument<T = Record<string, unknown>>(value: unknown): T {
   return mapStructure(value, snakeToCamel, unescapeKey) as T;
 }
 
+/** Deepest nesting of user JSON the service accepts (MongoDB stores at most 100 levels per document). */
+export const MAX_USER_JSON_DEPTH = 32;
+
+/** Nesting depth of a JSON value: 0 for a scalar, 1 for `{}` or `[]` of scalars, ... */
+export function jsonDepth(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
+  if (isPlainObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
+  return 0;
+}
+
 /** Escapes the keys of one user-data value for storage (as {@link toDocument} does). */
 export function toStoredUserData(value: unknown): unknown {
   return mapOpaque(value, escapeKey);

@@ -125,6 +125,12 @@ describe('normalizeDefinition', () => {
     expect(problemsOf([step('A', { id: 'n@1' })])[0]).toContain('may only use');
   });
 
+  it('rejects a config nested deeper than MongoDB could store', () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { next: deep };
+    expect(problemsOf([step('A', { config: deep })])[0]).toContain('config nests deeper than 32 levels');
+  });
+
   it('rejects duplicate node ids anywhere in the tree', () => {
     const problems = problemsOf([step('A', { id: 'x' }), { name: 'P', nodeType: 'parallel', children: [step('B', { id: 'x' }), step('C')] }]);
     expect(problems).toEqual(["Node 'B' (nodes[1].children[0]): duplicate node id 'x'"]);

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidRequestError } from './errors.ts';
+import { MAX_USER_JSON_DEPTH, jsonDepth } from './mapping.ts';
 import type {
   HumanReview,
   LoopConfig,
@@ -122,6 +123,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
 
   const humanReview = input.humanReview ? normalizeHumanReview(input.humanReview, type, problem) : null;
   const config = input.config ?? {};
+  if (jsonDepth(config) > MAX_USER_JSON_DEPTH) problem(`config nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const executorKey = input.executorKey ?? null;
   const a2aPool = input.a2aPool ?? [];
 

@@ -32,6 +32,8 @@ export interface RunEngineOptions {
   parallelLimit?: number;
   /** Period of the orphaned-run recovery scan (default 15,000 ms). */
   recoveryIntervalMs?: number;
+  /** Recovery claims no more runs once this instance executes this many (default 256). */
+  maxActiveRuns?: number;
   /** This instance's owner id; default `host:pid:random`. */
   owner?: string;
   /** Jitter source for retry backoff (tests make it deterministic). */
@@ -103,7 +105,9 @@ export class RunEngine {
 
   /** Claims every run that has no live owner (crashed instances, restarts). Returns how many were started. */
   async recoverOrphans(): Promise<number> {
-    const ids = await this.options.repos.runs.listClaimable(this.clock.now(), 100);
+    const room = (this.options.maxActiveRuns ?? 256) - this.active.size;
+    if (room <= 0) return 0;
+    const ids = await this.options.repos.runs.listClaimable(this.clock.now(), Math.min(100, room));
     const fresh = ids.filter((id) => !this.active.has(id));
     for (const id of fresh) this.start(id);
     if (fresh.length > 0) this.options.logger.info({ count: fresh.length }, 'recovering runs without a live owner');

@@ -5,7 +5,9 @@
 import {
   assertObjectIdHex,
   InvalidRequestError,
+  MAX_USER_JSON_DEPTH,
   NotFoundError,
+  jsonDepth,
   normalizeCanvas,
   normalizeDefinition,
   type NodeRunRecord,
@@ -103,6 +105,7 @@ export interface TriggeringIdentity {
 export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = { userId: null, username: null, scopes: [] }): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
+  if (jsonDepth(body.initialInput ?? {}) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const parentRunId = body.parentRunId ?? null;
   const resolvedDependencies = body.resolvedDependencies ?? [];
   if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');

@@ -22,7 +22,7 @@ export const IdString = Type.String({ description: '24-character hex id' });
 
 /** Page and page size (1-based `page`; `perPage` 1..100, default 20). */
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 export type PageQuery = Static<typeof PageQuery>;
