@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The JSON report lets CI print a plain `N passed, N failed` line (see .ci/run).
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-data/report.json' },
   },
 });
