@@ -175,3 +175,27 @@ describe('timeout sweeper', () => {
     expect([...winners].every((w) => w === 'human' || w === 'timeout')).toBe(true);
   });
 });
+
+describe('confirmation plus output review with retry', () => {
+  it('re-executes in the next round after the rejected output, asking for confirmation again first', async () => {
+    const wf = await h.createWorkflow([
+      step('A', { config: { round: { $cel: 'additional_data.retryCount' } }, humanReview: { requiresConfirmation: true, requiresOutputReview: true, onReject: 'retry', maxRetries: 2 } }),
+    ]);
+    const run = await startRun(wf.id);
+    const decide = async (resolution: 'confirm' | 'reject') => {
+      const [gate] = await h.pending(run.id);
+      await h.decide(run.id, { stepId: gate!.stepId, resolution, feedback: resolution === 'reject' ? 'no' : null });
+      await h.engine.idle();
+      return gate!;
+    };
+    expect((await decide('confirm')).phase).toBe('pre');
+    expect((await decide('reject')).phase).toBe('post');
+    const again = await decide('confirm');
+    expect(again).toMatchObject({ phase: 'pre', round: 1 });
+    const review = await decide('confirm');
+    expect(review).toMatchObject({ phase: 'post', round: 1, stepOutput: { arguments: { round: 1 } } });
+    const done = (await h.repos.runs.get(run.id))!;
+    expect(done.status).toBe('completed');
+    expect(h.executors.calls.map((c) => c.arguments)).toEqual([{ round: 0 }, { round: 1 }]);
+  });
+});

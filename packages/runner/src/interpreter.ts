@@ -163,7 +163,7 @@ export class Interpreter {
       let output: unknown;
       if (earlier) {
         output = earlier.stepOutput;
-      } else if (reviewed && held?.status === 'awaiting_approval' && held.attempt > 0) {
+      } else if (reviewed && held?.status === 'awaiting_approval' && held.attempt > 0 && held.outputSnapshot !== null) {
         output = held.outputSnapshot; // executed, but the process died before its review was raised
       } else {
         const vars = this.variables(scope, {

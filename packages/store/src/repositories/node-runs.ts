@@ -100,14 +100,14 @@ export class NodeRuns {
           ...identityFields(start, now),
           attempt: 0,
           input_snapshot: null,
-          output_snapshot: null,
           error: null,
           finished_at: null,
           created_at: now,
         },
         // Reached now: node runs list in the order nodes were reached, gated ones included.
         $min: { started_at: now },
-        $set: { status: 'awaiting_approval', updated_at: now },
+        // No output while held before executing (a former attempt's output is not this round's).
+        $set: { status: 'awaiting_approval', output_snapshot: null, updated_at: now },
       },
       { upsert: true },
     );
