@@ -2,10 +2,11 @@
  * The Fastify application without listening (STYLE.md §2.1): server.ts and the tests build the
  * same app, with the services they choose.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import errorHandler from './plugins/error-handler.ts';
 import { installValidators } from './plugins/validation.ts';
+import { installBodyGuard } from './plugins/body-guard.ts';
 import swagger from './plugins/swagger.ts';
 import approvalRoutes from './routes/approvals.ts';
 import runRoutes from './routes/runs.ts';
@@ -32,8 +33,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
+    // Router-level errors (a malformed URL, an over-long path parameter) get the common error body.
+    frameworkErrors: (error, _request, reply) => {
+      const status: number = error.statusCode ?? 400;
+      void (reply as unknown as FastifyReply).status(status).send({ detail: { error: 'invalid_request', message: error.message } });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installValidators(app);
+  installBodyGuard(app);
   await app.register(errorHandler);
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });

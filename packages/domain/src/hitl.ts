@@ -4,6 +4,7 @@
  * a gate, and the validation of a decision against the requirement it decides.
  */
 import { InvalidRequestError } from './errors.ts';
+import { MAX_USER_JSON_DEPTH, jsonDepth } from './mapping.ts';
 import type { GatePhase, RequirementRecord, Resolution } from './records.ts';
 import type { ApproveBody } from './schemas/approval.ts';
 import type { PendingUserInputField } from './schemas/run.ts';
@@ -125,6 +126,9 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
  * mismatch, a missing payload, form values that break the schema, or unknown route choices.
  */
 export function validateDecision(requirement: RequirementRecord, body: ApproveBody): Decision {
+  for (const field of ['editedOutput', 'userInput'] as const) {
+    if (jsonDepth(body[field]) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`${field} nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
+  }
   const decision: Decision = {
     resolution: body.resolution,
     confirmed: body.resolution !== 'reject',
@@ -186,7 +190,9 @@ function suggestedChoice(requirement: RequirementRecord): string | null {
 
 function defaultsOf(requirement: RequirementRecord): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  for (const field of requirement.userInputSchema ?? []) if (field.value !== null && field.value !== undefined) values[field.name] = field.value;
+  for (const field of requirement.userInputSchema ?? []) {
+    if (field.value !== null && field.value !== undefined) Object.defineProperty(values, field.name, { value: field.value, enumerable: true, writable: true, configurable: true });
+  }
   return values;
 }
 
@@ -207,7 +213,7 @@ function checkUserInput(requirement: RequirementRecord, given: Record<string, un
   const known = new Set(fields.map((f) => f.name));
   for (const name of Object.keys(given)) if (!known.has(name)) problems.push(`unknown field '${name}'`);
   for (const field of fields) {
-    const value = values[field.name];
+    const value = Object.hasOwn(values, field.name) ? values[field.name] : undefined;
     if (value === undefined || value === null) {
       if (field.required) problems.push(`field '${field.name}' is required`);
       continue;

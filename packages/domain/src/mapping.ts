@@ -99,11 +99,21 @@ export function fromDocument<T = Record<string, unknown>>(value: unknown): T {
 /** Deepest nesting of user JSON the service accepts (MongoDB stores at most 100 levels per document). */
 export const MAX_USER_JSON_DEPTH = 32;
 
-/** Nesting depth of a JSON value: 0 for a scalar, 1 for `{}` or `[]` of scalars, ... */
+/**
+ * Nesting depth of a JSON value: 0 for a scalar, 1 for `{}` or `[]` of scalars, ... Iterative,
+ * so that any input (however deep or wide) is measured without exhausting the stack.
+ */
 export function jsonDepth(value: unknown): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(jsonDepth));
-  if (isPlainObject(value)) return 1 + Math.max(0, ...Object.values(value).map(jsonDepth));
-  return 0;
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    const children = Array.isArray(current) ? current : isPlainObject(current) ? Object.values(current) : null;
+    if (children === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of children) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** Escapes the keys of one user-data value for storage (as {@link toDocument} does). */

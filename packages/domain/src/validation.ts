@@ -170,7 +170,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
     position: { x: input.position?.x ?? 0, y: input.position?.y ?? 0 },
     executorKey,
     a2aPool,
-    stepConfig: type === 'step' && input.stepConfig ? { ...STEP_CONFIG_DEFAULTS, ...input.stepConfig } : null,
+    stepConfig: type === 'step' && input.stepConfig ? normalizeStepConfig(input.stepConfig) : null,
     config,
     children,
     trueSteps,
@@ -179,6 +179,17 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
     conditionCel,
     loopConfig,
     humanReview,
+  };
+}
+
+/** StepConfig with defaults; unknown keys are dropped (ignored, like unknown node fields). */
+function normalizeStepConfig(input: NonNullable<WorkflowNodeInput['stepConfig']>): StepConfig {
+  const d = STEP_CONFIG_DEFAULTS;
+  return {
+    maxRetries: input.maxRetries ?? d.maxRetries,
+    onError: input.onError ?? d.onError,
+    backoffBaseSeconds: input.backoffBaseSeconds ?? d.backoffBaseSeconds,
+    backoffMaxSeconds: input.backoffMaxSeconds ?? d.backoffMaxSeconds,
   };
 }
 
@@ -267,6 +278,9 @@ function normalizeHumanReview(input: HumanReviewInput, type: NodeType, problem: 
   }
   const names = new Set<string>();
   for (const field of review.userInputSchema) {
+    if (jsonDepth(field.defaultValue) > MAX_USER_JSON_DEPTH || jsonDepth(field.allowedValues) > MAX_USER_JSON_DEPTH) {
+      problem(`humanReview.userInputSchema field '${field.name}' nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
+    }
     if (names.has(field.name)) problem(`humanReview.userInputSchema lists field '${field.name}' twice`);
     names.add(field.name);
   }

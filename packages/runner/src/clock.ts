@@ -16,10 +16,11 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
+      // setTimeout holds at most 2^31-1 ms (about 24.8 days); longer waits are capped there.
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, ms);
+      }, Math.min(ms, 2 ** 31 - 1));
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal!.reason);

@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RunRecord } from '@switchyard/domain';
-import type { Repositories, RunOutcome } from '@switchyard/store';
+import { isDocumentTooLarge, type Repositories, type RunOutcome } from '@switchyard/store';
 import type { CelEngine } from './cel/index.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
@@ -240,6 +240,12 @@ export class RunEngine {
     const { repos, logger } = this.options;
     const message = error instanceof Error ? error.message : String(error);
     try {
+      if (isDocumentTooLarge(error)) {
+        // Caused by the workflow's own data, so another try would fail the same way.
+        const ledger = new RunLedger(repos, run, this.clock, [], this.owner);
+        await this.finish(ledger, { status: 'failed', errorSummary: `A value of this run is too large to store: ${message}` });
+        return;
+      }
       if ((run.internalFailures ?? 0) + 1 >= MAX_INTERNAL_FAILURES) {
         logger.error({ err: error, runId: run.id }, 'run failed: too many internal errors in a row');
         const ledger = new RunLedger(repos, run, this.clock, [], this.owner);

@@ -103,7 +103,7 @@ export class Interpreter {
     this.deps.signal.throwIfAborted();
     const done = this.deps.ledger.settled(node.id, scope.iterationPath);
     const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);
-    this.outputs[node.name] = result.output;
+    setOwn(this.outputs, node.name, result.output);
     return result;
   }
 
@@ -303,7 +303,7 @@ export class Interpreter {
     if (errors.length > 0) throw errors[0];
     const output: Record<string, unknown> = {};
     node.children.forEach((child, i) => {
-      output[child.name] = (settled[i] as PromiseFulfilledResult<NodeResult>).value.output;
+      setOwn(output, child.name, (settled[i] as PromiseFulfilledResult<NodeResult>).value.output);
     });
     return output;
   }
@@ -446,6 +446,11 @@ export class Interpreter {
       throw error;
     }
   }
+}
+
+/** Sets an own, enumerable property, also for names such as `__proto__` (node names are free text). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The error text to record on `node`'s own node run: the bare reason when the node itself failed. */

@@ -9,6 +9,7 @@ import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
+import { isDocumentTooLarge } from '@switchyard/store';
 
 /** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
 export class NodeFailedError extends Error {
@@ -63,7 +64,7 @@ export class StepRunner {
     // rounds or of an owner that crashed do not use it up.
     const before = ledger.existing(node.id, iterationPath)?.attempt ?? 0;
     for (;;) {
-      const nodeRun = await ledger.start(node, iterationPath, step.arguments);
+      const nodeRun = await this.startAttempt(step);
       const tries = nodeRun.attempt - before;
       ledger.assertOwned();
       let output: unknown;
@@ -80,8 +81,24 @@ export class StepRunner {
         continue;
       }
       // Outside the try: a store error here is no executor failure and must not cause a retry.
-      await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
+      try {
+        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
+      } catch (error) {
+        if (!isDocumentTooLarge(error)) throw error;
+        // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
+        return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`);
+      }
       return { output, skipped: false };
+    }
+  }
+
+  /** Starts an attempt; arguments too large to keep as the input snapshot are recorded as such, not stored. */
+  private async startAttempt(step: StepExecution): Promise<NodeRunRecord> {
+    try {
+      return await this.deps.ledger.start(step.node, step.iterationPath, step.arguments);
+    } catch (error) {
+      if (!isDocumentTooLarge(error)) throw error;
+      return this.deps.ledger.start(step.node, step.iterationPath, { argumentsTooLargeToStore: true });
     }
   }
 

@@ -86,6 +86,22 @@ export interface DocumentStore {
   close(): Promise<void>;
 }
 
+/** A document over MongoDB's 16 MiB BSON limit (the embedded backend's error; see {@link isDocumentTooLarge}). */
+export class DocumentTooLargeError extends RangeError {
+  override readonly name = 'DocumentTooLargeError';
+}
+
+/**
+ * True when a write failed because the document would exceed MongoDB's size limit, on either
+ * backend (MongoDB: code 10334 BSONObjectTooLarge, or the driver refusing to serialize it).
+ */
+export function isDocumentTooLarge(error: unknown): boolean {
+  if (error instanceof DocumentTooLargeError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 10334 || (typeof message === 'string' && /too large|BSONObj size|bytes of BSON/i.test(message));
+}
+
 /** True for a unique-index violation from either backend (MongoDB error code 11000). */
 export function isDuplicateKeyError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;

@@ -107,7 +107,10 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   if (jsonDepth(body.initialInput ?? {}) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const parentRunId = body.parentRunId ?? null;
-  const resolvedDependencies = body.resolvedDependencies ?? [];
+  // Known fields only: unknown keys are ignored, as everywhere in the API.
+  const resolvedDependencies = (body.resolvedDependencies ?? []).map(({ nodeId, resolution, sourceNodeRunId }) =>
+    sourceNodeRunId === undefined ? { nodeId, resolution } : { nodeId, resolution, sourceNodeRunId },
+  );
   if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
   if (parentRunId !== null) {
     assertObjectIdHex(parentRunId, 'parentRunId');

@@ -47,12 +47,12 @@ const WorkflowCanvasInput = Type.Object({
 
 /** StepConfig: retry and error policy of a step. Seconds, not milliseconds. */
 export const StepConfig = Type.Object({
-  maxRetries: Type.Integer({ minimum: 0, description: 'Retries after the first attempt (default 0)' }),
+  maxRetries: Type.Integer({ minimum: 0, maximum: 100, description: 'Retries after the first attempt (default 0)' }),
   onError: Type.Enum([...ON_ERROR_POLICIES], {
     description: 'After the last attempt fails: fail (node and run fail), skip (node skipped, run goes on), retry (same as fail once retries are spent)',
   }),
-  backoffBaseSeconds: Type.Number({ exclusiveMinimum: 0, description: 'Wait before the first retry, seconds (default 1.0)' }),
-  backoffMaxSeconds: Type.Number({ exclusiveMinimum: 0, description: 'Cap of any retry wait, seconds (default 60.0)' }),
+  backoffBaseSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Wait before the first retry, seconds (default 1.0, at most a day)' }),
+  backoffMaxSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Cap of any retry wait, seconds (default 60.0, at most a day)' }),
 });
 export type StepConfig = Static<typeof StepConfig>;
 

@@ -70,6 +70,13 @@ const MACRO_USAGE: ReadonlyMap<string, string> = new Map([
   ['map', 'list.map(x, expression) or list.map(x, predicate, expression)'],
 ]);
 
+/**
+ * Most comprehensions that may nest inside each other's bodies. Evaluation is synchronous and has
+ * no cost limit in @bufbuild/cel, so `[0,...,9].all(a, [0,...,9].all(b, ...))` eight deep would
+ * block the process for hours; two levels keep a 4,096-character expression harmless.
+ */
+export const MAX_COMPREHENSION_NESTING = 2;
+
 class Analyzer {
   readonly #source: string;
   readonly #env: CelEnv;
@@ -78,6 +85,9 @@ class Analyzer {
   readonly #identifiers = new Map<string, IdentifierReference>();
   readonly #problems: string[] = [];
   #tooDeep = false;
+  /** Comprehensions (all, exists, map, filter, ...) enclosing the loop body being visited. */
+  #loopNesting = 0;
+  #tooManyLoops = false;
 
   constructor(source: string, env: CelEnv, maxDepth: number, positions: Readonly<Record<string, number>>) {
     this.#source = source;
@@ -87,6 +97,12 @@ class Analyzer {
   }
 
   result(): ExpressionAnalysis {
+    if (this.#tooManyLoops) {
+      this.#problems.unshift(
+        `expression is too costly: comprehensions (all, exists, exists_one, map, filter) may nest at most ${MAX_COMPREHENSION_NESTING} deep, ` +
+          'because each level multiplies the work and evaluation cannot be interrupted',
+      );
+    }
     const problems = this.#tooDeep
       ? [
           `expression is too complex: its syntax tree is more than ${this.#maxDepth} levels deep ` +
@@ -160,7 +176,10 @@ class Analyzer {
     this.#visitAll([loop.iterRange, loop.accuInit], depth, bound);
     const withAccumulator = new Set([...bound, loop.accuVar]);
     const withLoopVariables = new Set([...withAccumulator, loop.iterVar, loop.iterVar2].filter((name) => name !== ''));
+    this.#loopNesting += 1;
+    if (this.#loopNesting > MAX_COMPREHENSION_NESTING) this.#tooManyLoops = true;
     this.#visitAll([loop.loopCondition, loop.loopStep], depth, withLoopVariables);
+    this.#loopNesting -= 1;
     this.#visitAll([loop.result], depth, withAccumulator);
   }
 

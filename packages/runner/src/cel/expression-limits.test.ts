@@ -30,3 +30,15 @@ describe('checkSourceLimits', () => {
     expect(checkSourceLimits('x'.repeat(101), limits)).toBe('expression is too long: 101 characters (limit 100)');
   });
 });
+
+describe('comprehension nesting', () => {
+  it('accepts two nested comprehensions and rejects a third, which would multiply the work', async () => {
+    const { CelEngine } = await import('./cel-engine.ts');
+    const engine = new CelEngine();
+    const list = '[0,1,2,3,4,5,6,7,8,9]';
+    expect(engine.check(`${list}.all(a, ${list}.exists(b, a == b))`, [])).toEqual({ ok: true });
+    const three = engine.check(`${list}.all(a, ${list}.all(b, ${list}.all(c, a + b + c >= 0)))`, []);
+    expect(three.ok).toBe(false);
+    expect(!three.ok && three.message).toMatch(/comprehensions .* may nest at most 2 deep/);
+  });
+});

@@ -4,7 +4,7 @@
  * becomes `null`, functions are dropped, and the copy shares no object with its source.
  */
 import { BSON } from 'mongodb';
-import type { Document } from '../document-collection.ts';
+import { DocumentTooLargeError, type Document } from '../document-collection.ts';
 
 /** MongoDB's maximum document size in bytes of BSON (16 MiB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -14,9 +14,16 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
  * cannot hold (a cycle, a symbol, a non-object).
  */
 export function encodeDocument(doc: Document): Uint8Array {
-  const bytes = BSON.serialize(doc);
+  let bytes: Uint8Array;
+  try {
+    bytes = BSON.serialize(doc);
+  } catch (error) {
+    // BSON's serialization buffer ends a little above 16 MiB: a larger document overflows it.
+    if (error instanceof RangeError) throw new DocumentTooLargeError(`document is over MongoDB's 16 MiB limit of BSON`);
+    throw error;
+  }
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    throw new RangeError(`document is ${bytes.byteLength} bytes of BSON, over MongoDB's 16 MiB limit`);
+    throw new DocumentTooLargeError(`document is ${bytes.byteLength} bytes of BSON, over MongoDB's 16 MiB limit`);
   }
   return bytes;
 }

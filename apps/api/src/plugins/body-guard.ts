@@ -1,0 +1,47 @@
+/**
+ * Checks every JSON body before schema validation (which, like everything downstream, recurses
+ * and would overflow the stack on absurd nesting): at most {@link MAX_BODY_DEPTH} levels and
+ * {@link MAX_BODY_VALUES} values, and well-formed Unicode in every string and key (a lone UTF-16
+ * surrogate cannot be stored: MongoDB would silently replace it). Violations are 400s.
+ * The walk is iterative, so the check itself cannot overflow.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidRequestError } from '@switchyard/domain';
+
+/** Deepest body nesting accepted (a maximal node tree with its configs stays well below). */
+export const MAX_BODY_DEPTH = 128;
+/** Most values (objects, arrays, scalars) in one body. */
+export const MAX_BODY_VALUES = 200_000;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Throws InvalidRequestError when `body` breaks one of the rules above. */
+export function checkBody(body: unknown): void {
+  const stack: Array<[unknown, number]> = [[body, 0]];
+  let values = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (++values > MAX_BODY_VALUES) throw new InvalidRequestError(`Request body has more than ${MAX_BODY_VALUES} values`);
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) throw new InvalidRequestError('Request body contains a string that is not well-formed Unicode (a lone surrogate)');
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) throw new InvalidRequestError(`Request body nests deeper than ${MAX_BODY_DEPTH} levels`);
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push([item, depth + 1]);
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) throw new InvalidRequestError('Request body contains a key that is not well-formed Unicode (a lone surrogate)');
+      stack.push([item, depth + 1]);
+    }
+  }
+}
+
+/** Installs the check as a preValidation hook on every route of `app`. */
+export function installBodyGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined) checkBody(request.body);
+  });
+}
