@@ -7,5 +7,6 @@ export { RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';
 export { RunLedger } from './ledger.ts';
 export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';
+export { recordDecision, type DecisionDeps } from './decisions.ts';
 export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';

@@ -9,6 +9,7 @@ import { timeoutDecision, undecidedRequirements } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
+import { recordDecision } from './decisions.ts';
 import type { Logger } from './logger.ts';
 
 export interface TimeoutSweeperOptions {
@@ -41,20 +42,13 @@ export class TimeoutSweeper {
     for (const run of await repos.runs.listUntimedGates(100)) await repos.runs.startTimeouts(run, now);
     let decided = 0;
     for (const run of await repos.runs.listExpiredRequirements(now, 100)) {
-      let won = false;
       for (const requirement of undecidedRequirements(run)) {
         if (requirement.timeoutAt === null || requirement.timeoutAt > now) continue;
         const decision = timeoutDecision(requirement);
-        if (!(await repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, now))) continue;
-        won = true;
+        if (!(await recordDecision(this.options, run, requirement, decision, now, now))) continue;
         decided += 1;
-        await repos.events.append(
-          { runId: run.id, workflowDefinitionId: run.workflowDefinitionId, type: 'requirement.decided', payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: 'timeout' } },
-          now,
-        );
         logger.info({ runId: run.id, stepId: requirement.stepId, resolution: decision.resolution }, 'requirement timed out');
       }
-      if (won) this.options.wake(run.id);
     }
     return decided;
   }

@@ -18,6 +18,7 @@ import {
   type RequirementRecord,
   type RunRecord,
 } from '@switchyard/domain';
+import { recordDecision } from '@switchyard/runner';
 import type { AppServices } from './index.ts';
 import { requireRun } from './workflow-service.ts';
 
@@ -37,21 +38,13 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
   if (!requirement) throw alreadyDecided(forStep.at(-1)!);
   const decision = validateDecision(requirement, body);
   const now = services.clock.now();
-  const decided = await services.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now);
+  const decided = await recordDecision({ repos: services.repos, wake: (id) => services.engine.start(id), logger: services.logger }, run, requirement, decision, now);
   if (!decided) {
     const current = await services.repos.runs.get(run.id);
     const latest = current?.pendingRequirements.find((r) => r.gateKey === requirement.gateKey);
     if (current && isTerminalRunStatus(current.status)) throw new ConflictError(`Run is ${current.status}; its requirements can no longer be decided`);
     throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`);
   }
-  // The decision is stored: wake the run first; the event is a record of it, best effort.
-  void services.engine.start(run.id);
-  await services.repos.events
-    .append(
-      { runId: run.id, workflowDefinitionId: run.workflowDefinitionId, type: 'requirement.decided', payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: 'human' } },
-      now,
-    )
-    .catch((error: unknown) => services.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
   return { run: decided, requirement };
 }
 

@@ -9,6 +9,7 @@ import { normalizeDefinition, validateDecision, type ApproveBody, type RunRecord
 import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 import { CelEngine } from '../cel/index.ts';
 import { definitionChecks } from '../definition-checks.ts';
+import { recordDecision } from '../decisions.ts';
 import { RunEngine, type RunEngineOptions } from '../engine.ts';
 import { createExecutorRegistry } from '../executors/registry.ts';
 import type { ExecutorRegistry } from '../executors/types.ts';
@@ -138,9 +139,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
       const run = (await repos.runs.get(runId))!;
       const requirement = run.pendingRequirements.find((r) => r.stepId === body.stepId && r.decidedAt === null);
       if (!requirement) return null;
-      const decided = await repos.runs.decideRequirement(runId, requirement.gateKey, validateDecision(requirement, body), new Date());
-      if (decided) void on.start(runId);
-      return decided;
+      return recordDecision({ repos, wake: (id) => on.start(id) }, run, requirement, validateDecision(requirement, body), new Date());
     },
     async pending(runId) {
       return (await repos.runs.get(runId))!.pendingRequirements.filter((r) => r.decidedAt === null);

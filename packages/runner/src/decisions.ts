@@ -1,0 +1,46 @@
+/**
+ * Recording a HITL decision, the same way for a person (/approve) and for the timeout sweeper
+ * (DESIGN.md "HITL v2"): one compare-and-set on the undecided requirement, then the run is woken,
+ * then a `requirement.decided` run event is written — best effort, since the decision is stored
+ * and the run already continues.
+ */
+import type { Decision, RequirementRecord, RunRecord } from '@switchyard/domain';
+import type { Repositories } from '@switchyard/store';
+import type { Logger } from './logger.ts';
+
+export interface DecisionDeps {
+  repos: Repositories;
+  /** Continues the run (the engine's `start`). */
+  wake: (runId: string) => unknown;
+  logger?: Logger;
+}
+
+/**
+ * Decides `requirement` of `run`. Returns the run after the decision, or null when the CAS lost
+ * (the requirement was decided meanwhile, or the run can no longer be decided). `expiredAt`
+ * restricts it to a requirement whose timeout has passed by then (the sweeper).
+ */
+export async function recordDecision(
+  deps: DecisionDeps,
+  run: RunRecord,
+  requirement: RequirementRecord,
+  decision: Decision,
+  now: Date,
+  expiredAt?: Date,
+): Promise<RunRecord | null> {
+  const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt);
+  if (!decided) return null;
+  deps.wake(run.id);
+  await deps.repos.events
+    .append(
+      {
+        runId: run.id,
+        workflowDefinitionId: run.workflowDefinitionId,
+        type: 'requirement.decided',
+        payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: decision.decidedBy },
+      },
+      now,
+    )
+    .catch((error: unknown) => deps.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
+  return decided;
+}
