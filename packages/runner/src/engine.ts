@@ -240,16 +240,16 @@ export class RunEngine {
     const { repos, logger } = this.options;
     const message = error instanceof Error ? error.message : String(error);
     try {
-      if (isDocumentTooLarge(error)) {
-        // Caused by the workflow's own data, so another try would fail the same way.
-        const ledger = new RunLedger(repos, run, this.clock, [], this.owner);
-        await this.finish(ledger, { status: 'failed', errorSummary: `A value of this run is too large to store: ${message}` });
-        return;
-      }
-      if ((run.internalFailures ?? 0) + 1 >= MAX_INTERNAL_FAILURES) {
-        logger.error({ err: error, runId: run.id }, 'run failed: too many internal errors in a row');
-        const ledger = new RunLedger(repos, run, this.clock, [], this.owner);
-        await this.finish(ledger, { status: 'failed', errorSummary: `Internal error: ${message}` });
+      // Data too large to store is the workflow's own doing (another try fails the same way);
+      // anything else is given up on only after MAX_INTERNAL_FAILURES executions in a row.
+      const giveUp = isDocumentTooLarge(error)
+        ? `A value of this run is too large to store: ${message}`
+        : (run.internalFailures ?? 0) + 1 >= MAX_INTERNAL_FAILURES
+          ? `Internal error: ${message}`
+          : null;
+      if (giveUp !== null) {
+        logger.error({ err: error, runId: run.id }, 'run failed on an error it cannot recover from');
+        await this.finish(new RunLedger(repos, run, this.clock, [], this.owner), { status: 'failed', errorSummary: giveUp });
         return;
       }
       const count = await repos.runs.releaseAfterError(run.id, this.owner, this.clock.now());

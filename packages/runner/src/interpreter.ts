@@ -242,7 +242,7 @@ export class Interpreter {
     const reason = gateOutcomeText(decided);
     switch (action) {
       case 'retry':
-        if (round + 1 <= (decided.maxRetries ?? 0)) return 'retry';
+        if (retryAllowed(decided, round)) return 'retry';
         await this.settleNode(node, path, 'failed', `${reason} (after ${round + 1} rounds)`);
         throw new NodeFailedError(node.id, node.name, `${reason}; no retries left (maxRetries ${decided.maxRetries ?? 0})`);
       case 'cancel':
@@ -340,7 +340,7 @@ export class Interpreter {
         const action = actionOf(decided);
         if (action === 'proceed') break;
         if (action === 'cancel') throw new RunCancelled(`Run cancelled: ${gateOutcomeText(decided)} (iteration ${iteration})`);
-        if (action === 'retry' && round + 1 <= (decided.maxRetries ?? 0)) continue;
+        if (action === 'retry' && retryAllowed(decided, round)) continue;
         if (action === 'retry') throw new NodeFailedError(node.id, node.name, `${gateOutcomeText(decided)} (iteration ${iteration}); no retries left`);
         return outputs; // skip: the rejected iteration is dropped and the loop ends
       }
@@ -446,6 +446,11 @@ export class Interpreter {
       throw error;
     }
   }
+}
+
+/** True when a rejection in `round` may be retried: fewer than `maxRetries` rounds were retried so far. */
+function retryAllowed(decided: RequirementRecord, round: number): boolean {
+  return round + 1 <= (decided.maxRetries ?? 0);
 }
 
 /** Sets an own, enumerable property, also for names such as `__proto__` (node names are free text). */
