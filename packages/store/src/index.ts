@@ -1,4 +1,5 @@
 export * from './document-collection.ts';
+export { StoreUnavailableError, isStoreUnavailable } from './errors.ts';
 export { openStore, type OpenStoreOptions, type StoreLogger } from './open-store.ts';
 export { openMongoStore } from './mongo/mongo-store.ts';
 export { openEmbeddedStore, type EmbeddedStoreOptions } from './embedded/embedded-store.ts';
