@@ -1,12 +1,14 @@
 /**
  * One place that turns every error into `{ detail: { error, message, problems? } }` (STYLE.md
  * §2.5): domain errors keep their code and status, Fastify validation and parsing errors become
- * 400 `invalid_request`, unknown routes 404 `resource_not_found`, and anything else a logged 500
+ * 400 `invalid_request`, unknown routes 404 `resource_not_found`, a store that refuses writes for
+ * now 503 `store_unavailable` (with Retry-After, seconds), and anything else a logged 500
  * `internal_error` whose message hides internals.
  */
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { SwitchyardError, type ErrorBody } from '@switchyard/domain';
+import { isStoreUnavailable } from '@switchyard/store';
 
 /** Path parameters that hold ids, and how messages name them. */
 const ID_PARAMS: Record<string, string> = { workflow_id: 'workflow ID', run_id: 'run ID', node_run_id: 'node run ID' };
@@ -31,6 +33,11 @@ export default fp(
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof SwitchyardError) {
         return reply.status(error.status).send(body(error.code, error.message, error.problems));
+      }
+      if (isStoreUnavailable(error)) {
+        request.log.warn({ err: error }, 'store unavailable');
+        reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+        return reply.status(503).send(body('store_unavailable', error.message));
       }
       if (error.validation) {
         return reply.status(400).send(body('invalid_request', validationMessage(error, request.params)));
