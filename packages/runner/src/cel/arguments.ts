@@ -46,7 +46,7 @@ const ROOT = 'config';
  * Builds a tool's arguments from a step's `config`, evaluating every `$cel` expression with
  * `variables` (see {@link CelEngine.evaluate}) and unwrapping every `$literal`. Parts without
  * markers are shared with `config`, not copied, and a config without markers is returned as is:
- * treat both as immutable.
+ * treat both as immutable. All the expressions share one evaluation budget.
  * @throws CelEvaluationError when an expression fails; its `path` and message name the place in
  *   the config (`config.user.email: CEL expression \`input.user.email\` failed: ...`).
  */
@@ -55,9 +55,10 @@ export function resolveArguments(
   variables: Readonly<Record<string, unknown>>,
   engine: CelEngine,
 ): Record<string, unknown> {
+  const budget = engine.newBudget(); // one budget for all of the step's expressions
   const evaluate = (expression: string, path: string): unknown => {
     try {
-      return engine.evaluate(expression, variables);
+      return engine.evaluate(expression, variables, budget);
     } catch (error) {
       throw error instanceof CelEvaluationError ? error.atPath(path) : error;
     }

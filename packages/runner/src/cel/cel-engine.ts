@@ -18,18 +18,21 @@
  * Safety: `matches` uses an RE2 engine (linear time, no backtracking blow-up); map lookups only
  * see the data's own keys (no `__proto__`/`constructor` prototype access); expressions are
  * bounded in length, bracket nesting and syntax-tree depth ({@link CelExpressionLimits}).
- * Evaluation is synchronous and has no time limit: comprehensions nested over large lists can
- * take long.
+ * Evaluation is synchronous, so every evaluation runs on a cost budget (`evaluation-budget.ts`):
+ * past it the evaluation stops and fails with "evaluation exceeded its cost budget", and no
+ * evaluation holds the event loop for much more than ~50 ms.
  */
 import { celEnv, celType, isCelError } from '@bufbuild/cel';
 import type { CelEnv, CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { CelEvaluationError } from './cel-evaluation-error.ts';
+import { appendFunction } from './accumulator.ts';
 import { celToJson } from './cel-to-json.ts';
 import type { JsonValue } from './cel-to-json.ts';
 import { compileExpression } from './compile.ts';
 import type { CompiledExpression, CompileResult } from './compile.ts';
 import { errorMessage } from './error-message.ts';
+import { CelBudgetExceededError, DEFAULT_EVALUATION_BUDGET, EvaluationBudget, meteringFunctions, withBudget } from './evaluation-budget.ts';
 import { DEFAULT_CEL_LIMITS } from './expression-limits.ts';
 import type { CelExpressionLimits } from './expression-limits.ts';
 import { toCelBindings } from './json-to-cel.ts';
@@ -45,6 +48,8 @@ export interface CelEngineOptions {
   readonly cacheSize?: number;
   /** Overrides of {@link DEFAULT_CEL_LIMITS}. */
   readonly limits?: Partial<CelExpressionLimits>;
+  /** Work units one evaluation may spend (see `evaluation-budget.ts`). Default {@link DEFAULT_EVALUATION_BUDGET}. */
+  readonly evaluationBudget?: number;
 }
 
 /** Counters of a {@link CelEngine}'s compile cache, for tests and metrics. */
@@ -65,16 +70,18 @@ const DEFAULT_CACHE_SIZE = 1000;
  * compile are not cached. Variables are untyped (`dyn`): their values are JSON.
  */
 export class CelEngine {
-  readonly #env: CelEnv = celEnv({ funcs: strings });
+  readonly #env: CelEnv = celEnv({ funcs: [...strings, ...meteringFunctions, appendFunction] });
   readonly #limits: CelExpressionLimits;
+  readonly #budget: number;
   readonly #cache: LruCache<string, CompiledExpression>;
   #compilations = 0;
   #cacheHits = 0;
 
-  /** @throws RangeError when `cacheSize` or a limit is not a positive integer. */
+  /** @throws RangeError when `cacheSize`, `evaluationBudget` or a limit is not a positive integer. */
   constructor(options: CelEngineOptions = {}) {
     this.#limits = { ...DEFAULT_CEL_LIMITS, ...options.limits };
-    for (const [name, value] of Object.entries(this.#limits)) {
+    this.#budget = options.evaluationBudget ?? DEFAULT_EVALUATION_BUDGET;
+    for (const [name, value] of Object.entries({ ...this.#limits, evaluationBudget: this.#budget })) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`CEL limit ${name} must be a positive integer, got ${value}`);
     }
     this.#cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
@@ -97,13 +104,20 @@ export class CelEngine {
 
   /**
    * Evaluates `expression` with `variables` (JSON values by name; `undefined` ones count as
-   * absent) and returns the result as plain JSON (conversions in `cel-to-json.ts`).
+   * absent) and returns the result as plain JSON (conversions in `cel-to-json.ts`). `budget`
+   * (from {@link newBudget}) lets several evaluations share one budget, e.g. all the arguments of
+   * a step; by default the evaluation gets a budget of its own.
    * @throws CelEvaluationError when the expression does not compile, reads a variable not given,
-   *   fails (missing key, no matching overload, int division by zero, ...) or returns a value with
-   *   no JSON form (NaN, ±Infinity, ...).
+   *   fails (missing key, no matching overload, int division by zero, ...), exceeds its cost
+   *   budget, or returns a value with no JSON form (NaN, ±Infinity, ...).
    */
-  evaluate(expression: string, variables: Readonly<Record<string, unknown>>): JsonValue {
-    return this.#evaluate(expression, variables, (value) => celToJson(value, this.#env));
+  evaluate(expression: string, variables: Readonly<Record<string, unknown>>, budget?: EvaluationBudget): JsonValue {
+    return this.#evaluate(expression, variables, (value) => celToJson(value, this.#env), budget);
+  }
+
+  /** A fresh budget of the configured size, to share between evaluations (see {@link evaluate}). */
+  newBudget(): EvaluationBudget {
+    return new EvaluationBudget(this.#budget);
   }
 
   /**
@@ -145,17 +159,29 @@ export class CelEngine {
     return result;
   }
 
-  /** Compiles, binds, evaluates and hands the CEL result to `finish` (which may throw); every failure becomes a CelEvaluationError. */
-  #evaluate<T>(expression: string, variables: Readonly<Record<string, unknown>>, finish: (value: CelValue) => T): T {
+  /**
+   * Compiles, binds, evaluates and hands the CEL result to `finish` (which may throw), all within
+   * `budget`; every failure becomes a CelEvaluationError. An evaluation that ran out of budget
+   * fails even when the expression absorbed the error (`... || true`).
+   */
+  #evaluate<T>(
+    expression: string,
+    variables: Readonly<Record<string, unknown>>,
+    finish: (value: CelValue) => T,
+    budget: EvaluationBudget = this.newBudget(),
+  ): T {
     const compilation = this.#compile(expression);
     if (!compilation.ok) throw new CelEvaluationError({ expression, reason: compilation.message });
     const given = Object.keys(variables).filter((name) => variables[name] !== undefined);
     const undeclared = describeUndeclaredVariables(compilation.compiled.identifiers, given);
     if (undeclared !== undefined) throw new CelEvaluationError({ expression, reason: undeclared });
     try {
-      const result = compilation.compiled.evaluate(toCelBindings(variables));
-      if (isCelError(result)) throw new CelEvaluationError({ expression, reason: withNumberHint(result.message), cause: result });
-      return finish(result);
+      return withBudget(budget, () => {
+        const result = compilation.compiled.evaluate(toCelBindings(variables));
+        if (budget.exceeded) throw new CelBudgetExceededError(budget.limit);
+        if (isCelError(result)) throw new CelEvaluationError({ expression, reason: withNumberHint(result.message), cause: result });
+        return finish(result);
+      });
     } catch (error) {
       if (error instanceof CelEvaluationError) throw error;
       // Values that are not JSON (found while binding or converting lazily), and results with no JSON form.

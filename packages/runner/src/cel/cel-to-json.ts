@@ -10,9 +10,12 @@
  *   both exactly as CEL's `string()` writes them;
  * - type values (`type(x)`) → the type's name (`double`, `list(dyn)`).
  * Other protobuf messages are rejected.
+ * Conversion charges the evaluation budget in force (1 unit per value, plus string sizes), so a
+ * huge result cannot hold the process either.
  */
 import { celType, isCelList, isCelMap, isCelType, isCelUint } from '@bufbuild/cel';
 import type { CelEnv, CelList, CelMap, CelValue } from '@bufbuild/cel';
+import { chargeBudget, sizeUnits } from './evaluation-budget.ts';
 import { childPath } from './json-path.ts';
 
 /** A JSON value, as produced by {@link celToJson}. */
@@ -21,9 +24,11 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /**
  * Converts a CEL value (the result of an expression evaluated in `env`) to JSON. `path` names
  * the value in error messages (`result.items[2]`).
- * @throws Error when the value (or a nested one) has no JSON form, naming its path.
+ * @throws Error when the value (or a nested one) has no JSON form, naming its path;
+ *   CelBudgetExceededError when the budget in force runs out.
  */
 export function celToJson(value: CelValue, env: CelEnv, path = 'result'): JsonValue {
+  chargeBudget(1 + (typeof value === 'string' ? sizeUnits(value) : 0));
   switch (typeof value) {
     case 'boolean':
     case 'string':

@@ -1,6 +1,7 @@
 /**
  * Turns CEL source text into a reusable program: size limits, parsing, static analysis and
- * planning, each failure reported as one message that points into the expression.
+ * planning, each failure reported as one message that points into the expression. Programs are
+ * instrumented for the evaluation budget (`metering.ts`): `env` must hold `meteringFunctions`.
  */
 import { parse, plan } from '@bufbuild/cel';
 import type { CelEnv, CelInput, CelResult } from '@bufbuild/cel';
@@ -9,6 +10,7 @@ import { analyzeExpression } from './expression-analysis.ts';
 import type { IdentifierReference, ParsedExpression } from './expression-analysis.ts';
 import { checkSourceLimits } from './expression-limits.ts';
 import type { CelExpressionLimits } from './expression-limits.ts';
+import { addMetering } from './metering.ts';
 import { describePosition } from './source-position.ts';
 
 /** A compiled expression, independent of variable values. */
@@ -42,7 +44,7 @@ export function compileExpression(source: string, env: CelEnv, limits: CelExpres
   const analysis = analyzeExpression(parsed, source, env, limits.maxTreeDepth);
   if (!analysis.ok) return analysis;
   try {
-    return { ok: true, compiled: { identifiers: analysis.identifiers, evaluate: plan(env, parsed) } };
+    return { ok: true, compiled: { identifiers: analysis.identifiers, evaluate: plan(env, addMetering(parsed, env)) } };
   } catch (error) {
     return { ok: false, message: `invalid expression: ${errorMessage(error)}` };
   }

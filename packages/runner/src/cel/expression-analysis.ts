@@ -41,7 +41,7 @@ export function analyzeExpression(parsed: ParsedExpression, source: string, env:
   return analyzer.result();
 }
 
-type Expr = ParsedExpression['expr'];
+export type Expr = ParsedExpression['expr'];
 type ExprKind<K extends Expr['exprKind']['case']> = Extract<Expr['exprKind'], { case: K }>['value'];
 
 /**
@@ -49,7 +49,7 @@ type ExprKind<K extends Expr['exprKind']['case']> = Extract<Expr['exprKind'], { 
  * environment's functions (indexing, the ternary, short-circuit logic, and the helper the
  * `all`/`exists` macros expand to). Names from cel-spec's operator constants.
  */
-const PLANNER_OPERATORS: ReadonlySet<string> = new Set([
+export const PLANNER_OPERATORS: ReadonlySet<string> = new Set([
   '_[_]',
   '_[?_]',
   '_?._',
@@ -71,9 +71,9 @@ const MACRO_USAGE: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Most comprehensions that may nest inside each other's bodies. Evaluation is synchronous and has
- * no cost limit in @bufbuild/cel, so `[0,...,9].all(a, [0,...,9].all(b, ...))` eight deep would
- * block the process for hours; two levels keep a 4,096-character expression harmless.
+ * Most comprehensions that may nest inside each other's bodies. Each level multiplies the work;
+ * the evaluation budget (`evaluation-budget.ts`) stops runaway evaluations, and this limit keeps
+ * expressions readable and their cost predictable.
  */
 export const MAX_COMPREHENSION_NESTING = 2;
 
@@ -100,7 +100,7 @@ class Analyzer {
     if (this.#tooManyLoops) {
       this.#problems.unshift(
         `expression is too costly: comprehensions (all, exists, exists_one, map, filter) may nest at most ${MAX_COMPREHENSION_NESTING} deep, ` +
-          'because each level multiplies the work and evaluation cannot be interrupted',
+          'because each level multiplies the work',
       );
     }
     const problems = this.#tooDeep
@@ -228,7 +228,7 @@ class Analyzer {
 }
 
 /** `a.b.c` for a chain of field selections on an identifier; undefined for anything else. */
-function qualifiedName(expr: Expr): string | undefined {
+export function qualifiedName(expr: Expr): string | undefined {
   const fields: string[] = [];
   let kind = expr.exprKind;
   while (kind.case === 'selectExpr' && !kind.value.testOnly && kind.value.operand !== undefined) {

@@ -9,7 +9,8 @@
  * Error naming the path of the value (`input.when`), when evaluation reaches it.
  *
  * Objects are converted lazily, one property at a time as the expression reads them, so an
- * expression that reads one field of a large run context does not copy the whole context.
+ * expression that reads one field of a large run context does not copy the whole context; each
+ * property is converted at most once per evaluation.
  * Keys are looked up as own properties only: `input.constructor` or `input.__proto__` find the
  * data's own keys of that name or nothing, never JavaScript prototype members.
  */
@@ -55,6 +56,8 @@ class JsonObjectMap implements ReadonlyMap<CelMapKey, CelInput> {
   readonly #object: Readonly<Record<string, unknown>>;
   readonly #path: string;
   #keys: readonly string[] | undefined;
+  /** Values already converted, by key: an expression that reads `input.items` in a loop converts it once. */
+  readonly #converted = new Map<string, CelInput>();
 
   constructor(object: Readonly<Record<string, unknown>>, path: string) {
     this.#object = object;
@@ -67,7 +70,13 @@ class JsonObjectMap implements ReadonlyMap<CelMapKey, CelInput> {
 
   get(key: CelMapKey): CelInput | undefined {
     if (!this.has(key)) return undefined;
-    return toCelValue(this.#object[key as string], childPath(this.#path, key as string));
+    const name = key as string;
+    let value = this.#converted.get(name);
+    if (value === undefined) {
+      value = toCelValue(this.#object[name], childPath(this.#path, name));
+      this.#converted.set(name, value);
+    }
+    return value;
   }
 
   has(key: CelMapKey): boolean {
