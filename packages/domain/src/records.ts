@@ -101,6 +101,15 @@ export interface RunRecord {
   wakePending: boolean;
   /** Consecutive executions that ended on an internal (infrastructure) error; reset by progress. */
   internalFailures: number;
+  /**
+   * Claims since the run last made progress (a node run ended) or parked: each claim adds one,
+   * progress and parking reset it. A run claimed again and again without progress (its
+   * executions keep losing their lease or crashing the process) is failed as a poison run.
+   * Missing on runs stored by older versions (read as 0).
+   */
+  claimsSinceProgress?: number;
+  /** Recovery scans leave the run alone until then (backoff after claims without progress); null when due. */
+  recoverAfter?: Date | null;
   triggeringUserId: string | null;
   triggeringUsername: string | null;
   triggeringScopes: string[];

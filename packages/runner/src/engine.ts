@@ -45,6 +45,14 @@ export interface RunEngineOptions {
 /** Executions in a row that may end on an internal error before the run is failed. */
 export const MAX_INTERNAL_FAILURES = 5;
 
+/**
+ * Claims in a row that may end without progress (no node run ended, no park: the execution lost
+ * its lease, or the process died, e.g. on an expression or step that blocks or crashes it)
+ * before the next claim fails the run instead of executing it again (poison-run protection).
+ * Recovery also backs off between such claims (`recoveryBackoffMs` of the store).
+ */
+export const MAX_CLAIMS_WITHOUT_PROGRESS = 5;
+
 class Shutdown extends Error {
   override readonly name = 'Shutdown';
 }
@@ -160,7 +168,8 @@ export class RunEngine {
     const claimedAt = this.clock.now();
     let run = await repos.runs.claim(runId, this.owner, this.leaseMs, claimedAt);
     if (!run) return;
-    logger.info({ runId, workflowId: run.workflowDefinitionId }, 'run claimed');
+    logger.info({ runId, workflowId: run.workflowDefinitionId, claimsSinceProgress: run.claimsSinceProgress }, 'run claimed');
+    if ((run.claimsSinceProgress ?? 0) > MAX_CLAIMS_WITHOUT_PROGRESS) return await this.failPoisonRun(run);
     // How long the lease is known to hold. An owner whose renewals fail stops itself before the
     // lease can pass to another instance, so that no step runs twice in parallel.
     const lease = { validUntil: claimedAt.getTime() + this.leaseMs };
@@ -257,6 +266,17 @@ export class RunEngine {
     } catch (secondary) {
       logger.error({ err: secondary, cause: message, runId: run.id }, 'run execution hit an internal error and could not release its lease');
     }
+  }
+
+  /** Fails a run whose last executions all ended without progress (see {@link MAX_CLAIMS_WITHOUT_PROGRESS}). */
+  private async failPoisonRun(run: RunRecord): Promise<void> {
+    const executions = (run.claimsSinceProgress ?? 1) - 1;
+    const errorSummary =
+      `Run stopped after ${executions} executions in a row ended without progress (no node finished): each lost its lease ` +
+      'or its process before a node could finish, e.g. a step or expression that blocks or crashes the process. ' +
+      'Check the last node started (its node run stays running) and the service logs.';
+    this.options.logger.error({ runId: run.id, executions }, 'run failed: claimed repeatedly without progress');
+    await this.finish(new RunLedger(this.options.repos, run, this.clock, [], this.owner), { status: 'failed', errorSummary });
   }
 
   private async finish(ledger: RunLedger, outcome: RunOutcome): Promise<void> {

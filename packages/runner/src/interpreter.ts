@@ -30,6 +30,7 @@ import type { RequirementRecord, WorkflowNode } from '@switchyard/domain';
 import { gateKeyOf, type GateRequest } from '@switchyard/domain';
 import { CelEvaluationError, type CelEngine, resolveArguments } from './cel/index.ts';
 import type { Clock } from './clock.ts';
+import { EventLoopSlice } from './event-loop-slice.ts';
 import { settleWithConcurrency } from './concurrency.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled, actionOf, gateOutcomeText, passGate, type GateAction } from './gates.ts';
@@ -74,6 +75,8 @@ export class Interpreter {
   private readonly outputs: Record<string, unknown> = {};
   private readonly input: Record<string, unknown>;
   private readonly steps: StepRunner;
+  /** Lets the event loop in between nodes (heartbeats, requests, other runs). */
+  private readonly slice = new EventLoopSlice();
 
   constructor(private readonly deps: InterpreterDeps) {
     this.input = deps.ledger.run.initialInput;
@@ -100,6 +103,7 @@ export class Interpreter {
   }
 
   private async runNode(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
+    await this.slice.yield();
     this.deps.signal.throwIfAborted();
     const done = this.deps.ledger.settled(node.id, scope.iterationPath);
     const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);

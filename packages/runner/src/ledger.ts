@@ -35,6 +35,8 @@ export class RunLedger {
 
 
   private readonly requirements = new Map<string, RequirementRecord>();
+  /** Whether this execution's progress was recorded on the run (once, at the first node run that ends). */
+  private progressRecorded = false;
 
   /**
    * `owner` is the lease holder writing through this ledger (requirements need the lease);
@@ -120,10 +122,17 @@ export class RunLedger {
     return resumed;
   }
 
-  /** Ends a node run (or its current attempt) and appends `node.<status>`. */
+  /**
+   * Ends a node run (or its current attempt) and appends `node.<status>`. The first end in an
+   * execution also records progress on the run (poison-run protection, see the engine).
+   */
   async end(nodeRun: NodeRunRecord, end: NodeRunEnd): Promise<void> {
     const updated = await this.repos.nodeRuns.end(nodeRun.id, end, this.clock.now());
     if (updated) this.memo.set(nodeRunKey(updated.nodeId, updated.iterationPath), updated);
+    if (!this.progressRecorded) {
+      this.progressRecorded = true;
+      await this.repos.runs.markProgress(this.run.id, this.owner);
+    }
     await this.event(`node.${end.status}`, {
       nodeId: nodeRun.nodeId,
       nodeName: nodeRun.nodeName,

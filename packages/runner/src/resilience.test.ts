@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowNodeInput } from '@switchyard/domain';
+import { systemClock } from './clock.ts';
 import { MAX_INTERNAL_FAILURES } from './engine.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
 
@@ -60,8 +61,11 @@ describe('store errors are not workflow failures', () => {
     expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'running', leaseOwner: null });
     await h.engine.recoverOrphans();
     await h.engine.idle();
-    await h.engine.recoverOrphans();
-    await h.engine.idle();
+    // The second execution made no progress either: recovery backs off before claiming it again.
+    expect(await h.engine.recoverOrphans()).toBe(0);
+    const later = h.newEngine({ clock: { now: () => new Date(Date.now() + 10 * 60_000), sleep: systemClock.sleep } });
+    expect(await later.recoverOrphans()).toBe(1);
+    await later.idle();
     const done = (await h.repos.runs.get(run.id))!;
     expect(done.status).toBe('completed');
     const nodeRuns = await h.repos.nodeRuns.listByRun(run.id);

@@ -21,7 +21,7 @@ function failure(run: () => unknown): string {
 describe('the evaluation budget', () => {
   it('stops the quadratic expression of the hostile test (8,000 numbers) with a budget error', () => {
     const message = failure(() => engine.evaluate('input.l.filter(x, input.l.exists(y, y < 0.0)).size()', { input: { l: numbers(8000) } }));
-    expect(message).toMatch(/exceeded its cost budget of 200000 work units/);
+    expect(message).toMatch(/exceeded its cost budget of 100000 work units/);
   });
 
   it('charges the sizes that linear operators work on, not just iterations', () => {
@@ -45,10 +45,10 @@ describe('the evaluation budget', () => {
     expect(engine.evaluate('[1.0, 2.0, 3.0].exists_one(x, x == 2.0)', {})).toBe(true);
   });
 
-  it('maps and filters more than ten thousand elements into a flat list (no stack overflow)', () => {
-    const result = engine.evaluate('input.l.map(x, x + 1.0).filter(x, x > 0.0)', { input: { l: numbers(12_000) } }) as number[];
-    expect(result).toHaveLength(12_000);
-    expect(result[11_999]).toBe(12_000);
+  it('maps and filters thousands of elements into a flat list (no stack overflow)', () => {
+    const result = engine.evaluate('input.l.map(x, x + 1.0).filter(x, x > 0.0)', { input: { l: numbers(6_000) } }) as number[];
+    expect(result).toHaveLength(6_000);
+    expect(result[5_999]).toBe(6_000);
   });
 
   it('is configurable per engine, and one budget can be shared by several evaluations', () => {
@@ -61,7 +61,7 @@ describe('the evaluation budget', () => {
   });
 
   it('shares one budget across all the expressions of a step config', () => {
-    const variables = { input: { l: numbers(40_000) } };
+    const variables = { input: { l: numbers(20_000) } };
     const one = { a: { $cel: 'input.l.all(x, x >= 0.0)' } };
     expect(() => resolveArguments(one, variables, engine)).not.toThrow();
     const many = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`a${i}`, { $cel: 'input.l.all(x, x >= 0.0)' }]));

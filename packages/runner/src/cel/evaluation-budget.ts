@@ -20,7 +20,7 @@ import { celFunc, CelScalar, isCelList, isCelMap } from '@bufbuild/cel';
 import type { CelFunc } from '@bufbuild/cel';
 
 /** Work units one evaluation may spend when nothing else is configured. */
-export const DEFAULT_EVALUATION_BUDGET = 200_000;
+export const DEFAULT_EVALUATION_BUDGET = 100_000;
 
 /** Characters of a string (or bytes of a bytes value) that count as one work unit. */
 export const STRING_UNIT_CHARS = 64;

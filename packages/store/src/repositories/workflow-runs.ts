@@ -61,6 +61,8 @@ export class WorkflowRuns {
       wakeSeq: 0,
       wakePending: false,
       internalFailures: 0,
+      claimsSinceProgress: 0,
+      recoverAfter: null,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -96,16 +98,34 @@ export class WorkflowRuns {
    * Claims the run for `owner` for `leaseMs` milliseconds: succeeds when nobody holds a live lease
    * (a crashed owner's expired lease counts as none) and the run is pending, running, or awaiting
    * approval with a decision not yet consumed (`wake_pending`). Moves it to `running`: for a parked
-   * run this is the one continuation after a decision. Returns the claimed run, or null when
-   * someone else has it, it ended, or it has nothing to continue with.
+   * run this is the one continuation after a decision. Counts the claim in `claims_since_progress`
+   * and sets `recover_after` to `now + recoveryBackoffMs(count)` (recovery scans skip the run until
+   * then, should this execution die too). Returns the claimed run, or null when someone else has
+   * it, it ended, or it has nothing to continue with.
    */
   async claim(runId: string, owner: string, leaseMs: number, now: Date): Promise<RunRecord | null> {
-    return this.cas(
+    const doc = await this.collection.findOneAndUpdate(
       // An instance may also re-claim a run it still holds (its execution ended on an error).
       { _id: oid(runId), $and: [CLAIMABLE, { $or: [noLiveLease(now), { lease_owner: owner }] }] },
-      { status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false },
-      now,
+      {
+        $set: toDocument<Document>({ status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false, updatedAt: now }),
+        $inc: { claims_since_progress: 1 },
+      },
     );
+    if (!doc) return null;
+    const run = toRecord(doc);
+    const backoffMs = recoveryBackoffMs(run.claimsSinceProgress ?? 1, leaseMs);
+    if (backoffMs > 0) await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { recover_after: new Date(now.getTime() + leaseMs + backoffMs) } });
+    return run;
+  }
+
+  /**
+   * Records that `owner`'s execution made progress (a node run ended): resets the claim count and
+   * the recovery backoff. False when the lease was lost.
+   */
+  async markProgress(runId: string, owner: string): Promise<boolean> {
+    const result = await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { claims_since_progress: 0, recover_after: null } });
+    return result.matchedCount === 1;
   }
 
   /**
@@ -116,7 +136,7 @@ export class WorkflowRuns {
   async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<RunRecord | null> {
     return this.cas(
       { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq },
-      { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false, internalFailures: 0 },
+      { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false, internalFailures: 0, claimsSinceProgress: 0, recoverAfter: null },
       now,
     );
   }
@@ -248,18 +268,19 @@ export class WorkflowRuns {
   async release(runId: string, owner: string, now: Date): Promise<boolean> {
     const result = await this.collection.updateOne(
       { _id: oid(runId), lease_owner: owner },
-      { $set: { lease_owner: null, lease_expires_at: null, updated_at: now } },
+      { $set: { lease_owner: null, lease_expires_at: null, claims_since_progress: 0, recover_after: null, updated_at: now } },
     );
     return result.matchedCount === 1;
   }
 
   /**
    * Ids of runs that need an owner: pending or running with no live lease (crashed owners,
-   * restarts), or parked with an unconsumed decision. Oldest first, at most `limit`.
+   * restarts), or parked with an unconsumed decision, and not backing off (`recover_after` in the
+   * future). Oldest first, at most `limit`.
    */
   async listClaimable(now: Date, limit: number): Promise<string[]> {
     const docs = await this.collection.find(
-      { $and: [CLAIMABLE, noLiveLease(now)] },
+      { $and: [CLAIMABLE, noLiveLease(now), { $or: [{ recover_after: null }, { recover_after: { $lte: now } }] }] },
       { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
     return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
@@ -288,6 +309,16 @@ const DECIDABLE: RunStatus[] = ['running', 'awaiting_approval', 'paused'];
 
 /** Runs an instance may take over: see {@link WorkflowRuns.claim}. */
 const CLAIMABLE: Document = { $or: [{ status: { $in: ['pending', 'running'] } }, { status: 'awaiting_approval', wake_pending: true }] };
+
+/**
+ * Extra wait, in milliseconds, before recovery may claim a run again after its `claims`-th claim
+ * without progress (should that execution die): none for the first, then `leaseMs`, doubling,
+ * at most 5 minutes.
+ */
+export function recoveryBackoffMs(claims: number, leaseMs: number): number {
+  if (claims <= 1) return 0;
+  return Math.min(leaseMs * 2 ** (claims - 2), 300_000);
+}
 
 function noLiveLease(now: Date): Document {
   return { $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] };
