@@ -2,9 +2,11 @@
  * The Fastify application without listening (STYLE.md §2.1): server.ts and the tests build the
  * same app, with the services they choose.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import errorHandler from './plugins/error-handler.ts';
+import httpErrors, { SERVER_ERROR_OPTIONS } from './plugins/http-errors.ts';
+import { installJsonParser } from './plugins/json-body.ts';
 import { installValidators } from './plugins/validation.ts';
 import { installBodyGuard } from './plugins/body-guard.ts';
 import swagger from './plugins/swagger.ts';
@@ -26,22 +28,21 @@ export interface BuildAppOptions {
 
 /**
  * Builds the app: error handling, OpenAPI, workflow and run routes, and /healthz.
- * The body limit is 1 MiB; JSON only.
+ * The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
-    // Router-level errors (a malformed URL, an over-long path parameter) get the common error body.
-    frameworkErrors: (error, _request, reply) => {
-      const status: number = error.statusCode ?? 400;
-      void (reply as unknown as FastifyReply).status(status).send({ detail: { error: 'invalid_request', message: error.message } });
-    },
+    // HTTP parser, router-level and shutdown errors get the common error body too.
+    ...SERVER_ERROR_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>();
   installValidators(app);
+  installJsonParser(app);
   installBodyGuard(app);
   await app.register(errorHandler);
+  await app.register(httpErrors);
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });

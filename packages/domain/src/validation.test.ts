@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from './errors.ts';
 import type { WorkflowNodeInput } from './schemas/workflow.ts';
-import { countNodes, normalizeCanvas, normalizeDefinition, type DefinitionChecks } from './validation.ts';
+import { MAX_TOTAL_LOOP_ITERATIONS, countNodes, normalizeCanvas, normalizeDefinition, type DefinitionChecks } from './validation.ts';
 
 const checks: DefinitionChecks = {
   hasExecutor: (key) => ['echo', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'].includes(key),
@@ -144,6 +144,40 @@ describe('normalizeDefinition', () => {
       "Node 'T' (nodes[0].trueSteps[0]): unknown executorKey 'nope'",
       "Node 'F' (nodes[0].falseSteps[0]): step nodes need an executorKey or an a2aPool",
     ]);
+  });
+
+  describe('total loop iterations', () => {
+    const loop = (name: string, maxIterations: number, children: WorkflowNodeInput[]): WorkflowNodeInput => ({ name, nodeType: 'loop', loopConfig: { maxIterations }, children });
+
+    it('refuses three nested loops of 1,000 at the loop that crosses the bound, once per chain', () => {
+      const problems = problemsOf([loop('Outer', 1000, [loop('Middle', 1000, [loop('Inner', 1000, [step('Body')])])])]);
+      expect(MAX_TOTAL_LOOP_ITERATIONS).toBe(100_000);
+      expect(problems).toEqual([
+        "Node 'Middle' (nodes[0].children[0]): loopConfig.maxIterations: nested loops would run up to 1,000,000 iterations ('Outer' 1,000 × 'Middle' 1,000); " +
+          'the product of maxIterations along nested loops may be at most 100,000',
+      ]);
+    });
+
+    it('accepts a chain whose product is exactly the bound, and sequential loops as separate chains', () => {
+      expect(() => normalizeDefinition([loop('A', 100, [loop('B', 100, [loop('C', 10, [step('X')])])])], checks)).not.toThrow();
+      expect(() => normalizeDefinition([loop('A', 1000, [loop('B', 100, [step('X')]), loop('C', 100, [step('Y')])])], checks)).not.toThrow();
+    });
+
+    it('follows chains through parallel, condition and router nodes', () => {
+      const problems = problemsOf([
+        loop('Outer', 1000, [
+          { name: 'P', nodeType: 'parallel', children: [step('P1'), loop('InParallel', 101, [step('X')])] },
+          { name: 'C', nodeType: 'condition', conditionCel: 'true', trueSteps: [step('T')], falseSteps: [loop('InElse', 200, [step('Y')])] },
+          { name: 'R', nodeType: 'router', conditionCel: 'input.k', choices: [{ name: 'a', steps: [loop('InChoice', 500, [step('Z')])] }, { name: 'b', steps: [step('B')] }] },
+        ]),
+      ]);
+      expect(problems.map((problem) => problem.split(':')[0])).toEqual([
+        "Node 'InParallel' (nodes[0].children[0].children[1])",
+        "Node 'InElse' (nodes[0].children[1].falseSteps[0])",
+        "Node 'InChoice' (nodes[0].children[2].choices[0].steps[0])",
+      ]);
+      expect(problems[0]).toContain("up to 101,000 iterations ('Outer' 1,000 × 'InParallel' 101)");
+    });
   });
 
   describe('humanReview matrix', () => {

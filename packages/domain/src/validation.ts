@@ -5,7 +5,8 @@
  * `normalizeDefinition` turns client input into complete {@link WorkflowNode} trees: defaults
  * filled, ids generated when absent, every container list present. It collects every problem,
  * each naming the node and its path (e.g. `Node 'Check' (nodes[1].trueSteps[0])`), and throws
- * one InvalidRequestError listing them all.
+ * one InvalidRequestError listing them all. Bounds keep a definition reasonable to store and run:
+ * {@link DEFINITION_LIMITS} and {@link MAX_TOTAL_LOOP_ITERATIONS} for nested loops.
  *
  * Things this pure module cannot know — whether an executor key exists, whether a CEL expression
  * compiles — are asked through {@link DefinitionChecks}, which the runner implements.
@@ -39,6 +40,14 @@ export interface DefinitionChecks {
 
 /** Bounds that keep one definition reasonable to store and interpret. */
 export const DEFINITION_LIMITS = { maxNodes: 500, maxDepth: 20, maxA2aPool: 5, minParallelChildren: 2, minRouterChoices: 2 } as const;
+
+/**
+ * Most iterations a chain of nested loops may run: the product of `maxIterations` along every
+ * chain of loops nested in one another (through any parallel, condition or router in between)
+ * must not exceed it. Sequential loops are separate chains. Without it, three nested loops of
+ * 1,000 would ask for 10^9 node executions.
+ */
+export const MAX_TOTAL_LOOP_ITERATIONS = 100_000;
 
 /** Node ids: safe inside gate addresses (`<id>@<path>:review`) and keys; UUIDs and ObjectIds fit. */
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -81,13 +90,44 @@ export function normalizeCanvas(canvas: { viewport: { x?: number; y?: number; zo
 export function normalizeDefinition(nodes: readonly WorkflowNodeInput[], checks: DefinitionChecks): WorkflowNode[] {
   const ctx: WalkContext = { checks, problems: [], ids: new Set(), count: 0 };
   if (nodes.length === 0) ctx.problems.push('A workflow needs at least one root node');
-  const result = nodes.map((node, i) => normalizeNode(node, `nodes[${i}]`, 1, ctx));
+  const result = nodes.map((node, i) => normalizeNode(node, `nodes[${i}]`, 1, [], ctx));
   if (ctx.count > DEFINITION_LIMITS.maxNodes) ctx.problems.push(`A workflow may have at most ${DEFINITION_LIMITS.maxNodes} nodes, this one has ${ctx.count}`);
   if (ctx.problems.length > 0) {
     const head = ctx.problems.length === 1 ? ctx.problems[0]! : `${ctx.problems.length} problems: ${ctx.problems.join('; ')}`;
     throw new InvalidRequestError(`Invalid workflow definition: ${head}`, ctx.problems);
   }
   return result;
+}
+
+/** One loop enclosing a node: its name and `maxIterations`. */
+interface LoopLink {
+  name: string;
+  maxIterations: number;
+}
+
+/** The product of `maxIterations` along `loops`. */
+function totalIterations(loops: readonly LoopLink[]): number {
+  return loops.reduce((product, loop) => product * loop.maxIterations, 1);
+}
+
+/**
+ * The loops enclosing the children of `input` (`enclosing` plus `input` itself when it is a
+ * loop), reporting a problem on the loop whose `maxIterations` first takes the chain above
+ * {@link MAX_TOTAL_LOOP_ITERATIONS} (loops deeper in an already reported chain are not reported again).
+ */
+function loopChain(input: WorkflowNodeInput, enclosing: readonly LoopLink[], problem: (m: string) => void): readonly LoopLink[] {
+  if (input.nodeType !== 'loop' || !input.loopConfig) return enclosing;
+  const chain = [...enclosing, { name: input.name, maxIterations: input.loopConfig.maxIterations }];
+  const total = totalIterations(chain);
+  if (total > MAX_TOTAL_LOOP_ITERATIONS && totalIterations(enclosing) <= MAX_TOTAL_LOOP_ITERATIONS) {
+    const count = (n: number) => n.toLocaleString('en-US');
+    const factors = chain.map((loop) => `'${loop.name}' ${count(loop.maxIterations)}`).join(' × ');
+    problem(
+      `loopConfig.maxIterations: nested loops would run up to ${count(total)} iterations (${factors}); ` +
+        `the product of maxIterations along nested loops may be at most ${count(MAX_TOTAL_LOOP_ITERATIONS)}`,
+    );
+  }
+  return chain;
 }
 
 interface WalkContext {
@@ -97,7 +137,8 @@ interface WalkContext {
   count: number;
 }
 
-function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ctx: WalkContext): WorkflowNode {
+/** `loops`: the loops enclosing `input`, outermost first. */
+function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, loops: readonly LoopLink[], ctx: WalkContext): WorkflowNode {
   ctx.count += 1;
   const label = `Node '${input.name}' (${path})`;
   const problem = (message: string) => ctx.problems.push(`${label}: ${message}`);
@@ -113,12 +154,13 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, ct
   }
 
   checkContainers(input, type, problem);
-  const children = (input.children ?? []).map((c, i) => normalizeNode(c, `${path}.children[${i}]`, depth + 1, ctx));
-  const trueSteps = (input.trueSteps ?? []).map((c, i) => normalizeNode(c, `${path}.trueSteps[${i}]`, depth + 1, ctx));
-  const falseSteps = (input.falseSteps ?? []).map((c, i) => normalizeNode(c, `${path}.falseSteps[${i}]`, depth + 1, ctx));
+  const inner = loopChain(input, loops, problem);
+  const children = (input.children ?? []).map((c, i) => normalizeNode(c, `${path}.children[${i}]`, depth + 1, inner, ctx));
+  const trueSteps = (input.trueSteps ?? []).map((c, i) => normalizeNode(c, `${path}.trueSteps[${i}]`, depth + 1, inner, ctx));
+  const falseSteps = (input.falseSteps ?? []).map((c, i) => normalizeNode(c, `${path}.falseSteps[${i}]`, depth + 1, inner, ctx));
   const choices = (input.choices ?? []).map((choice, i) => ({
     name: choice.name,
-    steps: choice.steps.map((c, j) => normalizeNode(c, `${path}.choices[${i}].steps[${j}]`, depth + 1, ctx)),
+    steps: choice.steps.map((c, j) => normalizeNode(c, `${path}.choices[${i}].steps[${j}]`, depth + 1, inner, ctx)),
   }));
 
   const humanReview = input.humanReview ? normalizeHumanReview(input.humanReview, type, problem) : null;

@@ -2,8 +2,10 @@
  * Checks every JSON body before schema validation (which, like everything downstream, recurses
  * and would overflow the stack on absurd nesting): at most {@link MAX_BODY_DEPTH} levels and
  * {@link MAX_BODY_VALUES} values, and well-formed Unicode in every string and key (a lone UTF-16
- * surrogate cannot be stored: MongoDB would silently replace it). Violations are 400s.
- * The walk is iterative, so the check itself cannot overflow.
+ * surrogate cannot be stored: MongoDB would silently replace it), and no key that could poison a
+ * prototype downstream: `__proto__` anywhere, or `constructor` holding an object with a
+ * `prototype` key (the two shapes Fastify's default JSON parser refused, see json-body.ts).
+ * Violations are 400s. The walk is iterative, so the check itself cannot overflow.
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequestError } from '@switchyard/domain';
@@ -12,6 +14,15 @@ import { InvalidRequestError } from '@switchyard/domain';
 export const MAX_BODY_DEPTH = 128;
 /** Most values (objects, arrays, scalars) in one body. */
 export const MAX_BODY_VALUES = 200_000;
+
+/** Message for a prototype-poisoning key, or null when `key` (holding `item`) is harmless. */
+function poisoningKey(key: string, item: unknown): string | null {
+  if (key === '__proto__') return "The request body contains the key '__proto__', which is not allowed";
+  if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype')) {
+    return "The request body contains the key 'constructor' holding a 'prototype' key, which is not allowed";
+  }
+  return null;
+}
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -34,6 +45,8 @@ export function checkBody(body: unknown): void {
     }
     for (const [key, item] of Object.entries(value)) {
       if (LONE_SURROGATE.test(key)) throw new InvalidRequestError('Request body contains a key that is not well-formed Unicode (a lone surrogate)');
+      const poisoning = poisoningKey(key, item);
+      if (poisoning) throw new InvalidRequestError(poisoning);
       stack.push([item, depth + 1]);
     }
   }

@@ -1,21 +1,22 @@
 /**
- * One place that turns every error into `{ detail: { error, message, problems? } }` (STYLE.md
- * §2.5): domain errors keep their code and status, Fastify validation and parsing errors become
- * 400 `invalid_request`, unknown routes 404 `resource_not_found`, a store that refuses writes for
- * now 503 `store_unavailable` (with Retry-After, seconds), and anything else a logged 500
- * `internal_error` whose message hides internals.
+ * One place that turns every error of a routed request into `{ detail: { error, message,
+ * problems? } }` (STYLE.md §2.5): domain errors keep their code and status, Fastify validation and
+ * parsing errors become 400 `invalid_request`, other Fastify client errors keep their status with
+ * the code {@link errorCodeForStatus} gives it (413 `request_too_large`, 415
+ * `unsupported_media_type`, ...), unknown routes 404 `resource_not_found`, a store that refuses
+ * writes for now 503 `store_unavailable` (with Retry-After, seconds), and anything else a logged
+ * 500 `internal_error` whose message hides internals. Errors raised before routing (a malformed
+ * URL) go through {@link frameworkErrorHandler}; errors of the HTTP parser through
+ * `http-errors.ts`.
  */
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { SwitchyardError, type ErrorBody } from '@switchyard/domain';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { SwitchyardError } from '@switchyard/domain';
 import { isStoreUnavailable } from '@switchyard/store';
+import { errorBody, errorCodeForStatus } from './error-body.ts';
 
 /** Path parameters that hold ids, and how messages name them. */
 const ID_PARAMS: Record<string, string> = { workflow_id: 'workflow ID', run_id: 'run ID', node_run_id: 'node run ID' };
-
-function body(error: string, message: string, problems?: string[]): ErrorBody {
-  return { detail: problems ? { error, message, problems } : { error, message } };
-}
 
 /** Message for a schema validation failure; names malformed ids the way the spec does. */
 function validationMessage(error: FastifyError, params: unknown): string {
@@ -28,29 +29,53 @@ function validationMessage(error: FastifyError, params: unknown): string {
   return `Invalid request: ${error.message}`;
 }
 
+/** Message for a Fastify client error (4xx); says what the limit or the accepted type is where Fastify does not. */
+function clientErrorMessage(error: FastifyError, request: FastifyRequest): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported Content-Type: request bodies must be application/json';
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * The `frameworkErrors` server option: errors Fastify raises before a request reaches a route
+ * (a malformed URL escape, an over-long path parameter) get the common error body.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 400;
+  void reply.status(status).send(errorBody(errorCodeForStatus(status), error.message));
+}
+
+/** The option's declared (generic) type, which {@link frameworkErrorHandler} satisfies. */
+export const frameworkErrors = frameworkErrorHandler as unknown as NonNullable<FastifyServerOptions['frameworkErrors']>;
+
 export default fp(
   async function errorHandler(app: FastifyInstance) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof SwitchyardError) {
-        return reply.status(error.status).send(body(error.code, error.message, error.problems));
+        return reply.status(error.status).send(errorBody(error.code, error.message, error.problems));
       }
       if (isStoreUnavailable(error)) {
         request.log.warn({ err: error }, 'store unavailable');
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
-        return reply.status(503).send(body('store_unavailable', error.message));
+        return reply.status(503).send(errorBody('store_unavailable', error.message));
       }
       if (error.validation) {
-        return reply.status(400).send(body('invalid_request', validationMessage(error, request.params)));
+        return reply.status(400).send(errorBody('invalid_request', validationMessage(error, request.params)));
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
-        return reply.status(status).send(body('invalid_request', error.message));
+        return reply.status(status).send(errorBody(errorCodeForStatus(status), clientErrorMessage(error, request)));
       }
       request.log.error({ err: error }, 'request failed');
-      return reply.status(500).send(body('internal_error', 'Internal server error'));
+      return reply.status(500).send(errorBody('internal_error', 'Internal server error'));
     });
     app.setNotFoundHandler((request, reply) => {
-      reply.status(404).send(body('resource_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+      reply.status(404).send(errorBody('resource_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`));
     });
   },
   { name: 'error-handler' },

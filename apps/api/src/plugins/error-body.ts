@@ -1,0 +1,30 @@
+/**
+ * The common error body `{ detail: { error, message, problems? } }` and the codes of errors that
+ * the HTTP layer (Node's parser, Fastify) raises rather than our own code. Every path that answers
+ * with an error — the Fastify error handler, router-level errors, raw-socket client errors —
+ * builds its body here, so all of them look the same.
+ */
+import type { ErrorBody } from '@switchyard/domain';
+
+/**
+ * Codes of HTTP-level errors, by status. Any other 4xx is `invalid_request`, any other 5xx
+ * `internal_error`.
+ */
+export const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
+  404: 'resource_not_found',
+  408: 'request_timeout',
+  413: 'request_too_large',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+  503: 'service_unavailable',
+};
+
+/** The error code of an HTTP-level error answered with `status`. */
+export function errorCodeForStatus(status: number): string {
+  return HTTP_ERROR_CODES[status] ?? (status >= 400 && status < 500 ? 'invalid_request' : 'internal_error');
+}
+
+/** The common error body. */
+export function errorBody(error: string, message: string, problems?: string[]): ErrorBody {
+  return { detail: problems ? { error, message, problems } : { error, message } };
+}
