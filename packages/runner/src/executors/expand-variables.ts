@@ -1,8 +1,17 @@
 /** Variables available to `${...}` references, by name; undefined means unset. */
 export type Variables = Readonly<Record<string, string | undefined>>;
 
-/** The outcome of {@link expandVariables}: the expanded text, or why it could not be expanded. */
-export type Expansion = { ok: true; value: string } | { ok: false; problems: string[] };
+/** A variable whose value was put into the text. */
+export interface Substitution {
+  name: string;
+  value: string;
+}
+
+/**
+ * The outcome of {@link expandVariables}: the expanded text and the variables substituted into it
+ * (in order; a default used instead of a variable is not listed), or why it could not be expanded.
+ */
+export type Expansion = { ok: true; value: string; substitutions: Substitution[] } | { ok: false; problems: string[] };
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
@@ -16,6 +25,7 @@ const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
  */
 export function expandVariables(text: string, variables: Variables): Expansion {
   const problems: string[] = [];
+  const substitutions: Substitution[] = [];
   let value = '';
   let index = 0;
   for (let start = text.indexOf('${'); start !== -1; start = text.indexOf('${', index)) {
@@ -32,12 +42,17 @@ export function expandVariables(text: string, variables: Variables): Expansion {
     } else {
       const [, name = '', fallback] = match;
       const current = variables[name];
-      if (fallback !== undefined) value += current === undefined || current === '' ? fallback : current;
-      else if (current !== undefined) value += current;
-      else problems.push(`environment variable ${name} is not set (write \${${name}:-default} to allow a default)`);
+      if (fallback !== undefined && (current === undefined || current === '')) {
+        value += fallback;
+      } else if (current === undefined) {
+        problems.push(`environment variable ${name} is not set (write \${${name}:-default} to allow a default)`);
+      } else {
+        value += current;
+        substitutions.push({ name, value: current });
+      }
     }
     index = end + 1;
   }
   value += text.slice(index);
-  return problems.length === 0 ? { ok: true, value } : { ok: false, problems };
+  return problems.length === 0 ? { ok: true, value, substitutions } : { ok: false, problems };
 }

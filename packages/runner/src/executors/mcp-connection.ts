@@ -9,6 +9,7 @@ import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { createServerTransport, describeTarget } from './mcp-transport.ts';
 import type { ServerTransport } from './mcp-transport.ts';
+import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
 import { ArgumentValidatorCompiler } from './tool-arguments.ts';
 import type { ArgumentValidator } from './tool-arguments.ts';
@@ -22,7 +23,10 @@ export interface PreparedTool {
 
 /** Options of {@link McpConnection.open}. */
 export interface McpConnectionOptions {
+  /** Receives the connection's events; should redact the server's secrets (see `redactingLogger`). */
   logger: ExecutorLogger;
+  /** The server's secrets, redacted from its stderr as it is read. */
+  redactor: Redactor;
   /** Called once when the connection ends, whether closed by us or lost (process exit, error). */
   onClose: (connection: McpConnection) => void;
 }
@@ -45,7 +49,7 @@ export class McpConnection {
   private constructor(server: string, target: McpServerTarget, options: McpConnectionOptions) {
     this.server = server;
     this.#logger = options.logger;
-    this.#transport = createServerTransport(server, target, options.logger);
+    this.#transport = createServerTransport(server, target, options.logger, options.redactor);
     this.client = new Client(CLIENT_INFO, {
       // Tool lists are cached; a server that announces a change gets re-listed on the next call.
       listChanged: { tools: { autoRefresh: false, onChanged: () => this.#forgetTools() } },
@@ -62,8 +66,10 @@ export class McpConnection {
 
   /**
    * Starts the server (stdio) or opens the session (HTTP) and completes the MCP handshake.
-   * @throws ExecutorError (retryable) naming the server and its target, with the server's last
-   * stderr lines when it wrote any; the transport is closed (a spawned process killed) first.
+   * @throws ExecutorError (retryable) naming the server and its command name or URL (see
+   * `describeTarget`; never the arguments or environment), with the server's last stderr lines
+   * (redacted) when it wrote any; the transport is closed (a spawned process killed) first. The
+   * message may still quote the underlying error's text: callers reporting it redact it.
    */
   static async open(server: string, target: McpServerTarget, options: McpConnectionOptions): Promise<McpConnection> {
     const connection = new McpConnection(server, target, options);

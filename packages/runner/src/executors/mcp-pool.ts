@@ -2,11 +2,14 @@
  * One pooled connection per MCP server, opened on first use and shared by every call and every
  * executor naming that server. Concurrent first calls share one connect. A connection that ends
  * (server exit, transport failure, or {@link McpConnectionPool.discard}) is forgotten, so the next
- * call connects again.
+ * call connects again. Everything a server's connection logs goes through a logger that redacts
+ * that server's secrets.
  */
 import { describeTarget } from './mcp-transport.ts';
 import { McpConnection } from './mcp-connection.ts';
+import { redactingLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
+import { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
 import { ExecutorError } from './types.ts';
 
@@ -17,9 +20,16 @@ interface PoolEntry {
   connection?: McpConnection;
 }
 
+/** One configured server: how to reach it, and how to report about it without its secrets. */
+interface ServerSetup {
+  readonly target: McpServerTarget;
+  readonly redactor: Redactor;
+  readonly logger: ExecutorLogger;
+}
+
 /** The MCP connections of one executor registry. */
 export class McpConnectionPool {
-  readonly #targets: ReadonlyMap<string, McpServerTarget>;
+  readonly #servers: ReadonlyMap<string, ServerSetup>;
   readonly #logger: ExecutorLogger;
   readonly #entries = new Map<string, PoolEntry>();
   /** Closes of discarded connections still under way; {@link close} waits for them too. */
@@ -28,8 +38,21 @@ export class McpConnectionPool {
 
   /** `targets`: the configured servers by name. Nothing is started until {@link acquire}. */
   constructor(targets: ReadonlyMap<string, McpServerTarget>, logger: ExecutorLogger) {
-    this.#targets = targets;
     this.#logger = logger;
+    this.#servers = new Map([...targets].map(([server, target]) => {
+      const redactor = new Redactor(target.secrets);
+      return [server, { target, redactor, logger: redactingLogger(logger, redactor) }];
+    }));
+  }
+
+  /** The redactor of `server`'s secrets ({@link Redactor.none} for a server not configured). */
+  redactor(server: string): Redactor {
+    return this.#servers.get(server)?.redactor ?? Redactor.none;
+  }
+
+  /** The logger for records about `server`: the registry's, redacting that server's secrets. */
+  logger(server: string): ExecutorLogger {
+    return this.#servers.get(server)?.logger ?? redactingLogger(this.#logger, Redactor.none);
   }
 
   /**
@@ -41,11 +64,11 @@ export class McpConnectionPool {
     if (this.#closed) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
     const existing = this.#entries.get(server);
     if (existing !== undefined) return existing.ready;
-    const target = this.#targets.get(server);
-    if (target === undefined) {
+    const setup = this.#servers.get(server);
+    if (setup === undefined) {
       return Promise.reject(new ExecutorError(`no MCP server "${server}" is configured`, { retryable: false }));
     }
-    const entry: PoolEntry = { ready: this.#connect(server, target) };
+    const entry: PoolEntry = { ready: this.#connect(server, setup) };
     entry.ready.then(
       (connection) => {
         // The server may already have gone away between the handshake and now.
@@ -84,23 +107,24 @@ export class McpConnectionPool {
     ]);
   }
 
-  async #connect(server: string, target: McpServerTarget): Promise<McpConnection> {
+  async #connect(server: string, { target, redactor, logger }: ServerSetup): Promise<McpConnection> {
     const started = performance.now();
     const description = describeTarget(target);
-    this.#logger.debug({ server, target: description }, 'connecting to MCP server');
+    logger.debug({ server, target: description }, 'connecting to MCP server');
     try {
       const connection = await McpConnection.open(server, target, {
-        logger: this.#logger,
+        logger,
+        redactor,
         onClose: (closed) => {
           const entry = this.#entries.get(server);
           if (entry?.connection === closed) this.#forget(server, entry);
         },
       });
       const ms = Math.round(performance.now() - started);
-      this.#logger.info({ server, target: description, pid: connection.pid, ms }, 'MCP server connected');
+      logger.info({ server, target: description, pid: connection.pid, ms }, 'MCP server connected');
       return connection;
     } catch (error) {
-      this.#logger.error({ server, target: description, err: error }, 'MCP server connection failed');
+      logger.error({ server, target: description, err: error }, 'MCP server connection failed');
       throw error;
     }
   }

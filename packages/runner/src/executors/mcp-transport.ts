@@ -1,13 +1,15 @@
 /**
  * Builds the SDK client transport for one configured MCP server: a spawned child process over
  * stdio, or Streamable HTTP. A child's stderr goes to the logger (debug), never to our stdout, and
- * its last lines are kept for error messages.
+ * its last lines are kept for error messages; both with the server's secrets redacted.
  */
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ExecutorLogger } from './logger.ts';
+import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
 
 /** A transport to one server (not started: `Client.connect` starts it) plus its process details. */
@@ -15,7 +17,7 @@ export interface ServerTransport {
   readonly transport: Transport;
   /** Pid of the spawned server once started (stdio); null for HTTP or when not running. */
   pid(): number | null;
-  /** The server's last stderr lines joined with newlines (stdio), `''` if none. */
+  /** The server's last stderr lines (redacted) joined with newlines (stdio), `''` if none. */
   stderrTail(): string;
 }
 
@@ -25,14 +27,22 @@ const MAX_LINE_CHARS = 500;
 /** Output without a newline is emitted as a line once it grows past this many characters. */
 const MAX_PENDING_CHARS = 64 * 1024;
 
-/** Describes a target for logs and errors, without secrets: `stdio: <command> <args>` or `http: <url>`. */
+/**
+ * Describes a target for logs and errors: `stdio: <command name>` (e.g. `stdio: npx`, the base name
+ * of the command's path; never its arguments or environment) or `http: <origin><path>` (no user
+ * name, password, query or fragment). Secrets substituted into these parts are left to the caller's
+ * {@link Redactor}.
+ */
 export function describeTarget(target: McpServerTarget): string {
   if (target.transport === 'http') return `http: ${target.url.origin}${target.url.pathname}`;
-  return `stdio: ${[target.command, ...target.args].join(' ')}`;
+  return `stdio: ${path.basename(target.command)}`;
 }
 
-/** Creates (does not start) the transport for server `server`. */
-export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger): ServerTransport {
+/**
+ * Creates (does not start) the transport for server `server`. Each stderr line is redacted with
+ * `redactor` as it arrives, before it is logged, kept or cut to length (a cut could split a secret).
+ */
+export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger, redactor: Redactor): ServerTransport {
   if (target.transport === 'http') {
     const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers } });
     return { transport, pid: () => null, stderrTail: () => '' };
@@ -46,7 +56,8 @@ export function createServerTransport(server: string, target: McpServerTarget, l
   });
   const tail: string[] = [];
   // With stderr 'pipe' the SDK hands out the stream before start, so no early output is lost.
-  forEachLine(transport.stderr as Readable, (line) => {
+  forEachLine(transport.stderr as Readable, (raw) => {
+    const line = redactor.text(raw);
     tail.push(line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}...` : line);
     if (tail.length > TAIL_LINES) tail.shift();
     logger.debug({ server, pid: transport.pid, line }, 'MCP server stderr');

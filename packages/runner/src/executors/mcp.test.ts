@@ -235,14 +235,14 @@ describe('failures and recovery', () => {
   it('reports a server that exits at start as retryable, with its stderr', async () => {
     const error = await rejection(registry.get('broken-list').invoke(call({ path: '.' })));
     expect(error.retryable).toBe(true);
-    expect(error.message).toMatch(/^cannot connect to MCP server "files-missing-dir" \(stdio: .*server-filesystem.*\): MCP error -32000: Connection closed\nserver stderr:\n/);
+    expect(error.message).toMatch(/^cannot connect to MCP server "files-missing-dir" \(stdio: node\): MCP error -32000: Connection closed\nserver stderr:\n/);
     expect(error.message).toContain('Error: None of the specified directories are accessible');
   });
 
   it('reports a command that cannot be spawned as retryable, and tries again on the next call', async () => {
     const first = await rejection(registry.get('broken-spawn').invoke(call({})));
     expect(first.retryable).toBe(true);
-    expect(first.message).toBe('cannot connect to MCP server "no-such-command" (stdio: /nonexistent/mcp-server): spawn /nonexistent/mcp-server ENOENT');
+    expect(first.message).toBe('cannot connect to MCP server "no-such-command" (stdio: mcp-server): spawn /nonexistent/mcp-server ENOENT');
     await rejection(registry.get('broken-spawn').invoke(call({})));
     const failures = logger.records.filter((r) => r.msg === 'MCP server connection failed' && r.obj['server'] === 'no-such-command');
     expect(failures).toHaveLength(2);

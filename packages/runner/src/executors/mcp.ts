@@ -9,12 +9,14 @@
  *     `call.signal` (message `cancelled`);
  *   - retryable: the tool's own error result (`isError`; message = its text), timeouts, connect
  *     and transport failures (the broken connection is dropped and the next call reconnects).
+ * - Secrets: what leaves {@link Executor.invoke} — the output, and the rejection's message, details
+ *   and cause chain — and what it logs have the server's secrets replaced by `[REDACTED]` (see
+ *   `redact.ts`); connect errors name the server and its command name, never its arguments.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { abortable, cancelledError } from './abort.ts';
 import { errorMessage } from './error-message.ts';
-import type { ExecutorLogger } from './logger.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import type { McpConnectionPool } from './mcp-pool.ts';
 import type { McpExecutorConfig } from './registry-config.ts';
@@ -32,15 +34,17 @@ const NON_RETRYABLE_CODES: ReadonlySet<number> = new Set([
 /**
  * Creates the executor `key` calling `config.tool` on `config.server`, each call limited to
  * `config.timeoutMs` milliseconds. Connections come from `pool`; nothing connects until invoked.
+ * Redacts and logs with the pool's redactor and logger for `config.server`.
  */
 export function createMcpExecutor(
   key: string,
   config: Required<McpExecutorConfig>,
   pool: McpConnectionPool,
-  logger: ExecutorLogger,
 ): Executor {
   const { server, tool, timeoutMs } = config;
   const subject = `MCP tool "${tool}" of server "${server}"`;
+  const redactor = pool.redactor(server);
+  const logger = pool.logger(server);
 
   async function call(connection: McpConnection, request: ExecutorCall): Promise<unknown> {
     const prepared = await abortable(connection.prepare(tool), request.signal);
@@ -94,16 +98,28 @@ export function createMcpExecutor(
     return new ExecutorError(`${subject} failed: ${errorMessage(error)}`, { retryable: true, cause: error, details });
   }
 
+  /** One call on the pooled connection, unredacted. */
+  async function attempt(request: ExecutorCall): Promise<unknown> {
+    const connection = await abortable(pool.acquire(server), request.signal);
+    try {
+      return await call(connection, request);
+    } catch (error) {
+      throw failure(error, connection, request);
+    }
+  }
+
   return {
     kind: 'mcp',
     key,
+    // The one place results and errors leave for the run's records: redact both here.
     async invoke(request: ExecutorCall): Promise<unknown> {
-      const connection = await abortable(pool.acquire(server), request.signal);
+      let output: unknown;
       try {
-        return await call(connection, request);
+        output = await attempt(request);
       } catch (error) {
-        throw failure(error, connection, request);
+        throw redactor.executorError(error);
       }
+      return redactor.value(output);
     },
   };
 }

@@ -46,6 +46,8 @@ describe('resolveRegistryConfig', () => {
       args: ['/srv/switchyard/config/server.js', '/var/lib/switchyard/files', '8080'],
       env: { PATH: '/usr/bin', TOKEN: 's3cret', DATA_DIR: '/var/lib/switchyard', API_TOKEN: 's3cret' },
       cwd: '/srv/switchyard/config',
+      // Not the built-in paths, the default 8080, or the inherited environment.
+      secrets: ['s3cret'],
     });
     expect(resolved.servers.get('tool')).toMatchObject({ command: '/opt/bin/tool', args: [], cwd: '/srv/switchyard/work' });
   });
@@ -64,7 +66,33 @@ describe('resolveRegistryConfig', () => {
       transport: 'http',
       url: new URL('http://127.0.0.1:9000/mcp'),
       headers: { Authorization: 'Bearer s3cret' },
+      secrets: ['s3cret', 'Bearer s3cret'],
     });
+  });
+
+  it('collects the secrets of a server: substituted values, env and header values, URL credentials and query values', () => {
+    const resolved = resolveRegistryConfig(
+      {
+        mcpServers: {
+          remote: {
+            url: 'https://${USER_NAME}:p%40ss@mcp.example.org/${TOKEN}/mcp?key=literal-key&empty=',
+            headers: { 'X-Api-Key': 'k-literal', Authorization: 'Basic  dXNlcjpwdw==' },
+          },
+          local: { command: '${DATA_DIR}/bin/server', args: ['--token=${TOKEN}', '--dir=${REGISTRY_DIR}'], env: { MODE: 'literal-mode' } },
+        },
+      },
+      { ...context, env: { ...context.env, USER_NAME: 'svc-user' } },
+    );
+    expect(new Set(resolved.servers.get('remote')?.secrets)).toEqual(
+      new Set(['svc-user', 's3cret', 'k-literal', 'Basic  dXNlcjpwdw==', 'dXNlcjpwdw==', 'p%40ss', 'p@ss', 'literal-key']),
+    );
+    expect(resolved.servers.get('local')?.secrets).toEqual(['s3cret', 'literal-mode']);
+  });
+
+  it('does not quote an expanded URL in its problem (it may hold a secret)', () => {
+    expect(problemsOf({ mcpServers: { bad: { url: 'ftp://${TOKEN}@h/mcp' } } })).toEqual([
+      '$.mcpServers.bad.url: must be an http: or https: URL, got "ftp://${TOKEN}@h/mcp"',
+    ]);
   });
 
   it('resolves executors, filling in the MCP timeout', () => {

@@ -62,8 +62,20 @@ export interface RegistryConfig {
   executors?: Record<string, ExecutorConfig>;
 }
 
+/** What every resolved server has, whatever its transport. */
+interface ServerTargetBase {
+  /**
+   * Values that must never appear in what is reported about this server (errors, logs, tool
+   * output; see `redact.ts`): every value substituted for a `${VAR}` reference except the built-in
+   * paths `${REGISTRY_DIR}` and `${DATA_DIR}`, the values of `env` entries (not the inherited
+   * environment) and of `headers` (and the credentials after a scheme such as `Bearer`), and the
+   * URL's user name, password and query parameter values. Unordered, without duplicates.
+   */
+  secrets: string[];
+}
+
 /** A stdio server after expansion: absolute `cwd`, full child environment. */
-export interface StdioServerTarget {
+export interface StdioServerTarget extends ServerTargetBase {
   transport: 'stdio';
   command: string;
   args: string[];
@@ -73,7 +85,7 @@ export interface StdioServerTarget {
 }
 
 /** A Streamable HTTP server after expansion. */
-export interface HttpServerTarget {
+export interface HttpServerTarget extends ServerTargetBase {
   transport: 'http';
   url: URL;
   headers: Record<string, string>;
@@ -123,6 +135,9 @@ export class RegistryConfigError extends Error {
     this.problems = problems;
   }
 }
+
+/** Variables holding paths the service itself reports: not secrets (see `ServerTargetBase.secrets`). */
+const PATH_VARIABLES: ReadonlySet<string> = new Set(['REGISTRY_DIR', 'DATA_DIR']);
 
 /**
  * The variables `${...}` may name: the environment, plus `REGISTRY_DIR` (absolute `baseDir`) and
@@ -203,29 +218,36 @@ class Resolver {
 
   private stdioServer(entry: JsonObject, where: string): StdioServerTarget | undefined {
     this.knownKeys(entry, where, ['command', 'args', 'env', 'cwd']);
-    const command = this.expanded(entry['command'], jsonPath(where, 'command'));
-    const args = this.stringArray(entry['args'], jsonPath(where, 'args'));
-    const env = this.stringRecord(entry['env'], jsonPath(where, 'env'));
-    const cwd = entry['cwd'] === undefined ? this.baseDir : this.expanded(entry['cwd'], jsonPath(where, 'cwd'));
+    const secrets = new Set<string>();
+    const command = this.expanded(entry['command'], jsonPath(where, 'command'), secrets);
+    const args = this.stringArray(entry['args'], jsonPath(where, 'args'), secrets);
+    const env = this.stringRecord(entry['env'], jsonPath(where, 'env'), secrets);
+    const cwd = entry['cwd'] === undefined ? this.baseDir : this.expanded(entry['cwd'], jsonPath(where, 'cwd'), secrets);
     if (command === undefined || args === undefined || env === undefined || cwd === undefined) return undefined;
+    for (const value of Object.values(env)) secrets.add(value);
     return {
       transport: 'stdio',
       command: command === 'node' ? process.execPath : command,
       args,
       env: { ...this.inheritedEnv, ...env },
       cwd: path.resolve(this.baseDir, cwd),
+      secrets: [...secrets],
     };
   }
 
   private httpServer(entry: JsonObject, where: string): HttpServerTarget | undefined {
     this.knownKeys(entry, where, ['url', 'headers']);
-    const text = this.expanded(entry['url'], jsonPath(where, 'url'));
-    const headers = this.stringRecord(entry['headers'], jsonPath(where, 'headers'));
+    const secrets = new Set<string>();
+    const text = this.expanded(entry['url'], jsonPath(where, 'url'), secrets);
+    const headers = this.stringRecord(entry['headers'], jsonPath(where, 'headers'), secrets);
     const url = text === undefined ? undefined : URL.parse(text);
     const validUrl = url !== null && url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
-    if (text !== undefined && !validUrl) this.problem(jsonPath(where, 'url'), `must be an http: or https: URL, got "${text}"`);
+    // The configured text, not the expanded one: the expansion may hold a secret.
+    if (text !== undefined && !validUrl) this.problem(jsonPath(where, 'url'), `must be an http: or https: URL, got "${String(entry['url'])}"`);
     if (!validUrl || headers === undefined) return undefined;
-    return { transport: 'http', url, headers };
+    for (const value of Object.values(headers)) addHeaderSecrets(secrets, value);
+    addUrlSecrets(secrets, url);
+    return { transport: 'http', url, headers, secrets: [...secrets] };
   }
 
   private executorKey(key: string, where: string): void {
@@ -293,35 +315,43 @@ class Resolver {
     return undefined;
   }
 
-  /** A string with `${...}` references expanded; a problem when not a string or not expandable. */
-  private expanded(value: unknown, where: string): string | undefined {
+  /**
+   * A string with `${...}` references expanded; a problem when not a string or not expandable.
+   * The substituted values, except {@link PATH_VARIABLES}, are added to `secrets`.
+   */
+  private expanded(value: unknown, where: string, secrets: Set<string>): string | undefined {
     if (typeof value !== 'string') {
       this.problem(where, `must be a string, got ${describe(value)}`);
       return undefined;
     }
     const expansion = expandVariables(value, this.variables);
-    if (expansion.ok) return expansion.value;
-    for (const problem of expansion.problems) this.problem(where, problem);
-    return undefined;
+    if (!expansion.ok) {
+      for (const problem of expansion.problems) this.problem(where, problem);
+      return undefined;
+    }
+    for (const { name, value: substituted } of expansion.substitutions) {
+      if (!PATH_VARIABLES.has(name)) secrets.add(substituted);
+    }
+    return expansion.value;
   }
 
   /** Optional array of strings, each expanded; `[]` when absent. */
-  private stringArray(value: unknown, where: string): string[] | undefined {
+  private stringArray(value: unknown, where: string, secrets: Set<string>): string[] | undefined {
     if (value === undefined) return [];
     if (!Array.isArray(value)) {
       this.problem(where, `must be an array of strings, got ${describe(value)}`);
       return undefined;
     }
-    const items = value.map((item, index) => this.expanded(item, jsonPath(where, index)));
+    const items = value.map((item, index) => this.expanded(item, jsonPath(where, index), secrets));
     return items.every(isDefined) ? items : undefined;
   }
 
   /** Optional object of strings, each value expanded; `{}` when absent. */
-  private stringRecord(value: unknown, where: string): Record<string, string> | undefined {
+  private stringRecord(value: unknown, where: string, secrets: Set<string>): Record<string, string> | undefined {
     if (value === undefined) return {};
     const object = this.object(value, where);
     if (object === undefined) return undefined;
-    const entries = Object.entries(object).map(([key, item]): [string, string | undefined] => [key, this.expanded(item, jsonPath(where, key))]);
+    const entries = Object.entries(object).map(([key, item]): [string, string | undefined] => [key, this.expanded(item, jsonPath(where, key), secrets)]);
     return entries.every(hasDefinedValue) ? Object.fromEntries(entries) : undefined;
   }
 
@@ -346,6 +376,31 @@ class Resolver {
 
   private problem(where: string, message: string): void {
     this.problems.push(`${where}: ${message}`);
+  }
+}
+
+/** Adds a header value and, for `<scheme> <credentials>` (e.g. `Bearer abc`), the credentials alone. */
+function addHeaderSecrets(secrets: Set<string>, value: string): void {
+  secrets.add(value);
+  const credentials = /^\S+\s+(\S.*)$/s.exec(value)?.[1];
+  if (credentials !== undefined) secrets.add(credentials);
+}
+
+/** Adds the user name, password (as written and decoded) and query parameter values of `url`. */
+function addUrlSecrets(secrets: Set<string>, url: URL): void {
+  for (const part of [url.username, url.password].filter((text) => text !== '')) {
+    secrets.add(part);
+    secrets.add(decodeComponent(part));
+  }
+  for (const value of url.searchParams.values()) if (value !== '') secrets.add(value);
+}
+
+/** `text` percent-decoded, or as is when it is not valid percent-encoding. */
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

@@ -24,7 +24,10 @@ export const REGISTRY_FILE_ENV = 'SWITCHYARD_EXECUTORS';
 
 /** Options shared by {@link loadExecutorRegistry} and {@link createExecutorRegistry}. */
 export interface RegistryOptions {
-  /** Receives connection events, MCP server stderr (debug) and failures; default: silent. */
+  /**
+   * Receives connection events, MCP server stderr (debug) and failures, with each server's secrets
+   * redacted (see `redact.ts`); default: silent.
+   */
   logger?: ExecutorLogger;
   /** For `${VAR}` expansion (including `DATA_DIR`) and inherited by stdio servers; default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -87,7 +90,7 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
   });
   const pool = new McpConnectionPool(resolved.servers, logger);
   const build = (key: string, entry: ResolvedExecutorConfig): Executor =>
-    entry.kind === 'mcp' ? createMcpExecutor(key, entry, pool, logger) : createBuiltinExecutor(key, entry.name);
+    entry.kind === 'mcp' ? createMcpExecutor(key, entry, pool) : createBuiltinExecutor(key, entry.name);
   const executors = new Map([...resolved.executors].map(([key, entry]) => [key, build(key, entry)]));
   const keys = [...executors.keys()].sort();
   let closing: Promise<void> | undefined;

@@ -1,0 +1,124 @@
+/**
+ * Redaction of one MCP server's secrets from what leaves the executor layer: error messages (which
+ * become node-run errors, run error summaries and run events), tool output, and log records.
+ *
+ * A server's secrets are collected when its registry entry is resolved (see
+ * `McpServerTarget.secrets`): every value substituted for a `${VAR}` reference, the values of its
+ * `env` entries and `headers`, and the credentials of its URL. Each occurrence of a secret, also
+ * JSON-escaped or URL-encoded, becomes {@link REDACTED}.
+ *
+ * Secrets shorter than {@link MIN_SECRET_LENGTH} characters are not redacted: a value such as `1`
+ * or `on` would otherwise blank out every digit or word containing it and make messages unreadable,
+ * and so short a value protects nothing anyway.
+ */
+import { errorMessage } from './error-message.ts';
+import { ExecutorError } from './types.ts';
+
+/** What a secret is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+/** Secrets shorter than this are not redacted (see the module comment). */
+export const MIN_SECRET_LENGTH = 4;
+
+/** How many `cause` links of an error are kept; deeper ones are dropped. */
+const MAX_CAUSE_DEPTH = 5;
+
+/** Replaces the secrets of one server in text, values and errors. Immutable; inputs are never modified. */
+export class Redactor {
+  /** A redactor without secrets: text passes unchanged; errors still lose their extra properties. */
+  static readonly none = new Redactor([]);
+
+  /** Matches any secret (longest first, so a secret containing another is replaced whole); null when none. */
+  readonly #pattern: RegExp | null;
+
+  /** `secrets`: the values to hide; duplicates, and values shorter than {@link MIN_SECRET_LENGTH}, are ignored. */
+  constructor(secrets: Iterable<string>) {
+    const forms = new Set<string>();
+    for (const secret of secrets) {
+      if (secret.length < MIN_SECRET_LENGTH) continue;
+      forms.add(secret);
+      forms.add(JSON.stringify(secret).slice(1, -1));
+      forms.add(encodeURIComponent(secret));
+    }
+    const alternatives = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.#pattern = alternatives.length === 0 ? null : new RegExp(alternatives.join('|'), 'g');
+  }
+
+  /** `text` with every occurrence of a secret replaced by {@link REDACTED}. */
+  text(text: string): string {
+    return this.#pattern === null ? text : text.replace(this.#pattern, REDACTED);
+  }
+
+  /**
+   * A copy of `value` with every string (object keys included) redacted, arrays and plain objects
+   * copied deeply and Errors replaced by {@link Redactor.error} (also without secrets, so that their
+   * extra properties are dropped). Other objects (Date, Buffer, ...) are kept as they are; a cycle
+   * becomes `'[Circular]'`.
+   */
+  value(value: unknown): unknown {
+    return this.#copy(value, new Set());
+  }
+
+  /**
+   * A stand-in for `error` that carries only what is safe to store or log: its name, its `code`
+   * when a string or number, and its message, stack and cause chain redacted. Every other property
+   * is dropped — e.g. a spawn error's `spawnargs` and `path`, which hold the expanded command line.
+   * An ExecutorError stays an ExecutorError (with `retryable` and redacted `details`); anything else
+   * becomes a plain Error.
+   */
+  error(error: unknown): Error {
+    return this.#error(error, 0);
+  }
+
+  /** {@link Redactor.error} for the errors an executor rejects with: always an ExecutorError (retryable unless it says otherwise). */
+  executorError(error: unknown): ExecutorError {
+    const redacted = this.error(error);
+    return redacted instanceof ExecutorError ? redacted : new ExecutorError(redacted.message, { cause: redacted });
+  }
+
+  #error(error: unknown, depth: number): Error {
+    if (!(error instanceof Error)) return new Error(this.text(errorMessage(error)));
+    const message = this.text(error.message);
+    const cause = error.cause === undefined || depth >= MAX_CAUSE_DEPTH ? undefined : this.#causeOf(error.cause, depth + 1);
+    const copy = error instanceof ExecutorError
+      ? new ExecutorError(message, { retryable: error.retryable, details: this.value(error.details), cause })
+      : new Error(message, cause === undefined ? undefined : { cause });
+    if (!(copy instanceof ExecutorError) && error.name !== copy.name) {
+      Object.defineProperty(copy, 'name', { value: error.name, configurable: true, writable: true, enumerable: false });
+    }
+    const code: unknown = (error as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number') Object.assign(copy, { code });
+    copy.stack = error.stack === undefined ? undefined : this.text(error.stack);
+    return copy;
+  }
+
+  /** A cause: Errors are redacted like {@link Redactor.error}, other values like {@link Redactor.value}. */
+  #causeOf(cause: unknown, depth: number): unknown {
+    return cause instanceof Error ? this.#error(cause, depth) : this.value(cause);
+  }
+
+  #copy(value: unknown, ancestors: Set<object>): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (value instanceof Error) return this.error(value);
+    const isArray = Array.isArray(value);
+    if (!isArray && !isPlainObject(value)) return value;
+    if (ancestors.has(value)) return '[Circular]';
+    ancestors.add(value);
+    try {
+      if (isArray) return value.map((item: unknown) => this.#copy(item, ancestors));
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.#copy(item, ancestors)]));
+    } finally {
+      ancestors.delete(value);
+    }
+  }
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
