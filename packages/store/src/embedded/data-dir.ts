@@ -1,24 +1,50 @@
 /**
  * The files of an embedded store's data directory and their lifecycle:
- * - `LOCK`: pid of the process that has the directory open (see data-dir-lock.ts);
- * - `snapshot.jsonl`: the state as of the last compaction (see snapshot.ts);
- * - `journal.jsonl`: every write since, one line each (see journal.ts).
+ * - `switchyard.lock/`: the lock of the process that has the directory open, refreshed every few
+ *   seconds, with `owner.json` naming that process (see data-dir-lock.ts); a legacy `LOCK` file
+ *   (a pid, from older versions) is removed when found;
+ * - `snapshot.jsonl`: the state as of the last compaction (see snapshot.ts), and briefly
+ *   `snapshot.jsonl.tmp` while a compaction writes the next one;
+ * - `journal.jsonl`: every write since, one line each (see journal.ts);
+ * - `*.corrupt-<timestamp>`: originals kept by `npm run store:repair` (see repair.ts).
  * Opening replays snapshot then journal. Compaction writes a new snapshot, then empties the
  * journal; a crash in between only means the journal is replayed over a snapshot that already
  * contains it, which is harmless because every entry carries a full state (put, delete, index).
+ *
+ * Writes are fenced (refused with a StoreUnavailableError) once the lock is lost: another
+ * instance may have taken the directory over, so this one must not write to it again.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
-import { Journal } from './journal.ts';
+import { StoreUnavailableError } from '../errors.ts';
+import { lockDataDir, type DataDirLock, type DataDirLockTimings } from './data-dir-lock.ts';
+import { Journal, type JournalFileSystem } from './journal.ts';
 import type { JournalEntry } from './journal-entry.ts';
 import { readSnapshot, removeSnapshotLeftovers, writeSnapshot } from './snapshot.ts';
+import { processWarning, type WarningSink } from './warnings.ts';
+
+/** Name of the journal file in a data directory. */
+export const JOURNAL_FILE = 'journal.jsonl';
+/** Name of the snapshot file in a data directory. */
+export const SNAPSHOT_FILE = 'snapshot.jsonl';
+
+/** Options of {@link DataDir.open}. */
+export interface DataDirOptions {
+  /** Lock timings (milliseconds); defaults in data-dir-lock.ts. */
+  lock?: DataDirLockTimings;
+  /** File operations of the journal; default node:fs (tests inject failures). */
+  fileSystem?: JournalFileSystem;
+  /** Receives warnings (torn journal tail dropped, lock taken over or lost); default `process.emitWarning`. */
+  warn?: WarningSink;
+}
 
 /** An open, locked data directory (see the module comment). */
 export class DataDir {
   readonly path: string;
   readonly #lock: DataDirLock;
   readonly #journal: Journal;
+  /** Set once the lock is lost: every later write throws it. */
+  #fence: StoreUnavailableError | undefined;
 
   private constructor(path: string, lock: DataDirLock, journal: Journal) {
     this.path = path;
@@ -28,20 +54,25 @@ export class DataDir {
 
   /**
    * Creates `path` if needed, locks it, and replays its snapshot and journal through `replay`
-   * (which may throw to abort; the lock is then released). Throws the lock's error when another
-   * live process has the directory open, an Error naming file and line for corrupt content, and
-   * fs errors.
+   * (which may throw to abort; the lock is then released). Rejects with a `DataDirLockedError`
+   * when another live instance has the directory open, a `CorruptFileError` (file, line, byte
+   * offset, repair command) for corrupt content, and fs errors.
    */
-  static open(path: string, replay: (entry: JournalEntry) => void): DataDir {
+  static async open(path: string, replay: (entry: JournalEntry) => void, options: DataDirOptions = {}): Promise<DataDir> {
     mkdirSync(path, { recursive: true });
-    const lock = lockDataDir(path);
+    const warn = options.warn ?? processWarning;
+    let dataDir: DataDir | undefined;
+    // Called from a timer, hence never before `dataDir` is set: loading below is synchronous.
+    const lock = await lockDataDir(path, { ...options.lock, warn, onCompromised: (error) => dataDir && dataDir.#fenceOff(error) });
     try {
-      const snapshot = join(path, 'snapshot.jsonl');
+      const snapshot = join(path, SNAPSHOT_FILE);
       removeSnapshotLeftovers(snapshot);
       readSnapshot(snapshot, replay);
-      return new DataDir(path, lock, Journal.open(join(path, 'journal.jsonl'), replay));
+      const journal = Journal.open(join(path, JOURNAL_FILE), replay, { fileSystem: options.fileSystem, warn });
+      dataDir = new DataDir(path, lock, journal);
+      return dataDir;
     } catch (error) {
-      lock.release();
+      await lock.release();
       throw error;
     }
   }
@@ -51,23 +82,38 @@ export class DataDir {
     return this.#journal.entryCount;
   }
 
-  /** Appends `entry` to the journal; durable against a process crash when this returns. Throws fs errors. */
+  /**
+   * Appends `entry` to the journal; durable against a process crash when this returns. Throws a
+   * StoreUnavailableError when the lock was lost or the write failed (see journal.ts; nothing
+   * was then written), and the encoding error of an unencodable entry.
+   */
   append(entry: JournalEntry): void {
+    if (this.#fence) throw this.#fence;
     this.#journal.append(entry);
   }
 
   /**
    * Replaces the snapshot with `state` (the full current state) and empties the journal. On
-   * error the directory still holds every acknowledged write, and the error is rethrown.
+   * error (e.g. a full disk) the directory still holds every acknowledged write, no temporary
+   * snapshot is left behind, and the error is rethrown.
    */
   compact(state: Iterable<JournalEntry>): void {
-    writeSnapshot(join(this.path, 'snapshot.jsonl'), state);
+    if (this.#fence) throw this.#fence;
+    writeSnapshot(join(this.path, SNAPSHOT_FILE), state);
     this.#journal.reset();
   }
 
-  /** Closes the journal and releases the lock; idempotent. */
-  close(): void {
+  /** Closes the journal and releases the lock; idempotent. Rejects with the lock's fs errors. */
+  async close(): Promise<void> {
     this.#journal.close();
-    this.#lock.release();
+    await this.#lock.release();
+  }
+
+  #fenceOff(error: Error): void {
+    this.#fence ??= new StoreUnavailableError(
+      `the embedded store lost its lock on ${this.path} (${error.message}): another instance may be using the directory, ` +
+        `so this one refuses writes until it is restarted`,
+      { cause: error },
+    );
   }
 }

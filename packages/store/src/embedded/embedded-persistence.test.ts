@@ -10,8 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { ObjectId } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isDuplicateKeyError, type DocumentStore } from '../document-collection.ts';
+import { StoreUnavailableError } from '../errors.ts';
 import type { TestDoc } from '../testing/test-document.ts';
 import { openEmbeddedStore } from './embedded-store.ts';
+import { CorruptFileError } from './corrupt-file.ts';
+import { LOCK_NAME } from './data-dir-lock.ts';
 import { encodeEntry } from './journal-entry.ts';
 
 let dataDir: string;
@@ -77,14 +80,19 @@ describe('embedded store persistence', () => {
     expect(existsSync(join(dataDir, 'snapshot.jsonl'))).toBe(true);
   });
 
-  it('ignores a torn last journal line, and keeps appending cleanly after it', async () => {
+  it('ignores a torn last journal line with a warning naming file and offset, and keeps appending cleanly after it', async () => {
     const first = await open();
     await first.collection<TestDoc>('items').insertOne({ _id: 1 });
     await first.collection<TestDoc>('items').insertOne({ _id: 2 });
     await close(first);
+    const tornAt = readFileSync(journal()).byteLength;
     appendFileSync(journal(), '{"op":"put","coll":"items","bson":"AAAA');
 
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     const second = await open();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`dropped the incomplete last entry of ${journal()} (line 3, byte offset ${tornAt}, 39 bytes)`));
+    warn.mockRestore();
+    expect(readFileSync(journal()).byteLength).toBe(tornAt);
     expect(await second.collection<TestDoc>('items').countDocuments({})).toBe(2);
     await second.collection<TestDoc>('items').insertOne({ _id: 3 });
     await close(second);
@@ -93,16 +101,21 @@ describe('embedded store persistence', () => {
     expect((await third.collection<TestDoc>('items').find({}, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual([1, 2, 3]);
   });
 
-  it('refuses to open a journal corrupt before its last line, naming the file and line', async () => {
+  it('refuses to open a journal corrupt before its last line, naming the file, line, byte offset and repair command', async () => {
     const first = await open();
     await first.collection<TestDoc>('items').insertOne({ _id: 1 });
     await first.collection<TestDoc>('items').insertOne({ _id: 2 });
+    await first.collection<TestDoc>('items').insertOne({ _id: 3 });
     await close(first);
     const lines = readFileSync(journal(), 'utf8').split('\n');
-    lines[0] = 'garbage';
+    const offset = Buffer.byteLength(`${lines[0]}\n`);
+    lines[1] = 'garbage';
     writeFileSync(journal(), lines.join('\n'));
-    await expect(open()).rejects.toThrow(`${journal()}:1: unreadable entry`);
-    expect(existsSync(join(dataDir, 'LOCK'))).toBe(false);
+    const refused = await open().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CorruptFileError);
+    expect((refused as Error).message).toContain(`${journal()}:2: unreadable entry at byte offset ${offset} (`);
+    expect((refused as Error).message).toContain(`Run \`npm run store:repair -- ${dataDir}\``);
+    expect(existsSync(join(dataDir, LOCK_NAME))).toBe(false);
   });
 
   it('compacts the journal into a snapshot, keeping data and indexes across reopen', async () => {
@@ -166,11 +179,38 @@ describe('embedded store persistence', () => {
     expect(await reopened.collection<TestDoc>('items').findOne({ _id: 1 })).toEqual({ _id: 1, n: 10 });
   });
 
-  it('lets only one store open a data directory at a time', async () => {
+  it('lets only one store open a data directory at a time, and releases it at close', async () => {
     const first = await open();
-    await expect(openEmbeddedStore({ dataDir })).rejects.toThrow(`data directory ${dataDir} is in use by process ${process.pid} (this process)`);
+    await expect(openEmbeddedStore({ dataDir })).rejects.toThrow(`data directory ${dataDir} is locked by another running Switchyard instance`);
     await close(first);
+    expect(existsSync(join(dataDir, LOCK_NAME))).toBe(false);
     await open();
+  });
+
+  it('opens despite the LOCK file of an older version naming a live pid (pid 1 after a container restart)', async () => {
+    const first = await open();
+    await first.collection<TestDoc>('items').insertOne({ _id: 1 });
+    await close(first);
+    writeFileSync(join(dataDir, 'LOCK'), '1\n');
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const second = await open();
+    warn.mockRestore();
+    expect(await second.collection<TestDoc>('items').countDocuments({})).toBe(1);
+    expect(existsSync(join(dataDir, 'LOCK'))).toBe(false);
+  });
+
+  it('refuses writes, without crashing, once its lock is lost', async () => {
+    const warnings: string[] = [];
+    const store = await openEmbeddedStore({ dataDir, lock: { staleMs: 2_000, updateMs: 1_000 }, onWarning: (message) => warnings.push(message) });
+    openStores.push(store);
+    const items = store.collection<TestDoc>('items');
+    await items.insertOne({ _id: 1 });
+    rmSync(join(dataDir, LOCK_NAME), { recursive: true });
+    await vi.waitFor(() => expect(warnings.join('\n')).toContain('was lost'), { timeout: 10_000, interval: 50 });
+    const refused = await items.insertOne({ _id: 2 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect((refused as Error).message).toContain(`the embedded store lost its lock on ${dataDir}`);
+    expect(await items.find({})).toEqual([{ _id: 1 }]);
   });
 
   it('rejects writes after close', async () => {

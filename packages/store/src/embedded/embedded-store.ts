@@ -5,10 +5,13 @@
  */
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { canonicalKey } from './canonical-key.ts';
+import type { DataDirLockTimings } from './data-dir-lock.ts';
 import { DataDir } from './data-dir.ts';
 import { EmbeddedCollection } from './embedded-collection.ts';
 import type { IndexDefinition } from './index-definition.ts';
 import type { JournalEntry } from './journal-entry.ts';
+import type { JournalFileSystem } from './journal.ts';
+import { processWarning, type WarningSink } from './warnings.ts';
 
 /** Options of {@link openEmbeddedStore}. */
 export interface EmbeddedStoreOptions {
@@ -19,25 +22,42 @@ export interface EmbeddedStoreOptions {
    * compacted once it holds more than 4 entries per live document.
    */
   compactionMinEntries?: number;
+  /**
+   * Timings of the data-directory lock in milliseconds (`staleMs` default 10 000, `updateMs`,
+   * `waitMs`, `retryIntervalMs`; see data-dir-lock.ts). Tests shorten them.
+   */
+  lock?: DataDirLockTimings;
+  /** Receives operator warnings (torn journal tail dropped, failed compaction, lock taken over or lost); default `process.emitWarning`. */
+  onWarning?: WarningSink;
+  /** File operations of the journal; default node:fs. For tests that inject write failures. */
+  journalFileSystem?: JournalFileSystem;
 }
 
 const DEFAULT_COMPACTION_MIN_ENTRIES = 10_000;
 const COMPACTION_RATIO = 4;
 
 /**
- * Opens the embedded store. With a `dataDir`, locks it and loads its snapshot and journal.
- * Rejects when another live process has the directory open, when its files are corrupt (the
- * Error names the file and line), and on fs errors.
+ * Opens the embedded store. With a `dataDir`, locks it and loads its snapshot and journal; a
+ * write that cannot reach the journal (e.g. a full disk) then throws a StoreUnavailableError and
+ * changes nothing, and writes work again once the disk has room. Rejects with a
+ * `DataDirLockedError` when another live instance has the directory open (after waiting up to
+ * `lock.waitMs` for a lock whose holder cannot be checked), a `CorruptFileError` naming file,
+ * line, byte offset and the repair command when its files are corrupt, and fs errors.
  */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<DocumentStore> {
   const minEntries = options.compactionMinEntries ?? DEFAULT_COMPACTION_MIN_ENTRIES;
-  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), minEntries);
+  const warn = options.onWarning ?? processWarning;
+  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), minEntries, warn);
   const loaded = new Map<string, LoadedCollection>();
-  const dataDir = DataDir.open(options.dataDir, (entry) => replay(loaded, entry));
+  const dataDir = await DataDir.open(options.dataDir, (entry) => replay(loaded, entry), {
+    lock: options.lock,
+    fileSystem: options.journalFileSystem,
+    warn,
+  });
   try {
-    return new EmbeddedStore(dataDir, loaded, minEntries);
+    return new EmbeddedStore(dataDir, loaded, minEntries, warn);
   } catch (error) {
-    dataDir.close();
+    await dataDir.close();
     throw new Error(`embedded store in ${options.dataDir} holds inconsistent data: ${(error as Error).message}`, { cause: error });
   }
 }
@@ -72,12 +92,14 @@ class EmbeddedStore implements DocumentStore {
   readonly #dataDir: DataDir | null;
   readonly #collections = new Map<string, EmbeddedCollection>();
   readonly #compactionMinEntries: number;
+  readonly #warn: WarningSink;
   /** Journal size before which no compaction is attempted again (raised after a failure). */
   #compactionFloor: number;
   #closed = false;
 
-  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, compactionMinEntries: number) {
+  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, compactionMinEntries: number, warn: WarningSink) {
     this.#dataDir = dataDir;
+    this.#warn = warn;
     this.#compactionMinEntries = compactionMinEntries;
     this.#compactionFloor = compactionMinEntries;
     for (const [name, { documents, indexes }] of loaded) {
@@ -100,9 +122,10 @@ class EmbeddedStore implements DocumentStore {
   /** Closes the journal and releases the data directory. Later writes reject; reads still answer from memory. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#dataDir?.close();
+    await this.#dataDir?.close();
   }
 
+  /** Journals `entry`, then (only once it is journaled) applies it to memory through `apply`. */
   readonly #commit = (entry: JournalEntry, apply: () => void): void => {
     if (this.#closed) throw new Error('the embedded store is closed');
     this.#dataDir?.append(entry);
@@ -110,7 +133,7 @@ class EmbeddedStore implements DocumentStore {
     this.#compactIfDue();
   };
 
-  /** Compacts when the journal is long relative to the state; a failure is reported as a process warning and retried later. */
+  /** Compacts when the journal is long relative to the state; a failure (e.g. a full disk) is reported as a warning and retried later. */
   #compactIfDue(): void {
     const dataDir = this.#dataDir;
     if (!dataDir || dataDir.journalEntryCount < this.#compactionFloor) return;
@@ -122,7 +145,7 @@ class EmbeddedStore implements DocumentStore {
       this.#compactionFloor = this.#compactionMinEntries;
     } catch (error) {
       this.#compactionFloor = dataDir.journalEntryCount + this.#compactionMinEntries;
-      process.emitWarning(`embedded store: compaction of ${dataDir.path} failed; the journal keeps growing (${(error as Error).message})`);
+      this.#warn(`embedded store: compaction of ${dataDir.path} failed; the journal keeps growing (${(error as Error).message})`);
     }
   }
 

@@ -8,6 +8,7 @@
  */
 import type { Document } from '../document-collection.ts';
 import { decodeDocument, encodeDocument } from './copy.ts';
+import { CorruptFileError } from './corrupt-file.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
 import type { Line } from './line-reader.ts';
 
@@ -46,12 +47,12 @@ export function decodeEntry(line: string): JournalEntry {
   }
 }
 
-/** Decodes `line` of `path`, or throws an Error naming the file and line. */
+/** Decodes `line` of `path`, or throws a {@link CorruptFileError} naming the file, line and byte offset. */
 export function decodeLine(path: string, line: Line): JournalEntry {
   try {
     return decodeEntry(line.text);
   } catch (error) {
-    throw new Error(`${path}:${line.number}: unreadable entry (${(error as Error).message}); the file is corrupt`, { cause: error });
+    throw new CorruptFileError(path, line, (error as Error).message, { cause: error });
   }
 }
 

@@ -3,31 +3,74 @@
  * single synchronous write to a file opened with O_APPEND, so when `append` returns the entry is
  * in the operating system and survives a crash (kill -9) of the process; surviving power loss is
  * left to MongoDB deployments.
+ *
+ * A failed append (disk full, I/O error) must not leave a partial line for the next append to
+ * land on: the file is cut back to its last complete entry at once, and when even that fails it
+ * stays "dirty" and every later append retries the cut first, refusing to write until it
+ * succeeds. Either way the failed append throws a {@link StoreUnavailableError}, and the next one
+ * after space is freed goes through: no restart needed.
  */
-import { closeSync, ftruncateSync, openSync, truncateSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { StoreUnavailableError } from '../errors.ts';
+import { describeFsError, isOutOfSpace } from './fs-error.ts';
 import { decodeEntry, decodeLine, encodeEntry, type JournalEntry } from './journal-entry.ts';
 import { readLines, type Line } from './line-reader.ts';
 import { writeFully } from './sync-fs.ts';
+import { processWarning, type WarningSink } from './warnings.ts';
+
+/** The operations a journal performs on its open file (default: node:fs); tests inject failures here. */
+export interface JournalFileSystem {
+  /** As `fs.writeSync(fd, buffer, offset, length)`: appends up to `length` bytes, returns how many it wrote; throws the fs error. */
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  /** As `fs.ftruncateSync`: sets the file's size to `length` bytes; throws the fs error. */
+  ftruncateSync(fd: number, length: number): void;
+  /** As `fs.fstatSync`: the file's size in bytes; throws the fs error. */
+  fstatSync(fd: number): { size: number };
+}
+
+/** {@link JournalFileSystem} on node:fs. */
+export const nodeJournalFileSystem: JournalFileSystem = {
+  writeSync: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length),
+  ftruncateSync: (fd, length) => ftruncateSync(fd, length),
+  fstatSync: (fd) => fstatSync(fd),
+};
+
+/** Options of {@link Journal.open}. */
+export interface JournalOptions {
+  /** File operations on the open journal; default {@link nodeJournalFileSystem}. */
+  fileSystem?: JournalFileSystem;
+  /** Receives the warning about a dropped torn last line; default `process.emitWarning`. */
+  warn?: WarningSink;
+}
 
 /** An open journal file (see the module comment); not safe to share between processes. */
 export class Journal {
   readonly path: string;
+  readonly #fs: JournalFileSystem;
   #fd: number | undefined;
   #entryCount: number;
+  /** Bytes of complete entries: the size the file has when it is clean. */
+  #length: number;
+  /** The error of the failed append whose bytes may still follow `#length` (the file is dirty), if any. */
+  #dirtyBy: unknown;
 
-  private constructor(path: string, fd: number, entryCount: number) {
+  private constructor(path: string, fileSystem: JournalFileSystem, fd: number, entryCount: number, length: number) {
     this.path = path;
+    this.#fs = fileSystem;
     this.#fd = fd;
     this.#entryCount = entryCount;
+    this.#length = length;
   }
 
   /**
    * Replays the journal at `path` (created when missing) through `replay`, then opens it for
-   * appending. The last line is dropped, and cut off the file, when it is incomplete (no newline)
-   * or unreadable: that is an append a crash interrupted, never acknowledged. Throws an Error
-   * naming the file and line for an unreadable line before the last, and fs errors.
+   * appending. The last line is dropped, cut off the file and reported as a warning naming the
+   * file and byte offset when it is incomplete (no newline) or unreadable: that is an append a
+   * crash or a full disk interrupted, never acknowledged. Throws a `CorruptFileError` (file, line,
+   * byte offset, repair command) for an unreadable line before the last, and fs errors.
    */
-  static open(path: string, replay: (entry: JournalEntry) => void): Journal {
+  static open(path: string, replay: (entry: JournalEntry) => void, options: JournalOptions = {}): Journal {
+    const fileSystem = options.fileSystem ?? nodeJournalFileSystem;
     let entryCount = 0;
     let previous: Line | undefined;
     for (const line of readLines(path)) {
@@ -41,10 +84,22 @@ export class Journal {
     if (last) {
       replay(last);
       entryCount += 1;
-    } else if (previous) {
-      truncateSync(path, previous.start);
     }
-    return new Journal(path, openSync(path, 'a'), entryCount);
+    const fd = openSync(path, 'a');
+    try {
+      if (previous && !last) {
+        fileSystem.ftruncateSync(fd, previous.start);
+        (options.warn ?? processWarning)(
+          `embedded store: dropped the ${previous.terminated ? 'unreadable' : 'incomplete'} last entry of ${path} ` +
+            `(line ${previous.number}, byte offset ${previous.start}, ${previous.bytes} bytes): an append interrupted by a crash ` +
+            `or a full disk, never acknowledged`,
+        );
+      }
+      return new Journal(path, fileSystem, fd, entryCount, fileSystem.fstatSync(fd).size);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
   }
 
   /** Entries in the journal since it was last {@link reset}. */
@@ -52,15 +107,34 @@ export class Journal {
     return this.#entryCount;
   }
 
-  /** Appends `entry` durably (see the module comment). Throws when closed, and fs/encoding errors. */
+  /**
+   * Appends `entry` durably (see the module comment). Throws a {@link StoreUnavailableError} when
+   * the write fails, or when the bytes of an earlier failed write still cannot be cut off (the
+   * file then holds only complete entries, or is fenced); an Error when closed; the encoding
+   * error for an unencodable entry (nothing written).
+   */
   append(entry: JournalEntry): void {
-    writeFully(this.#openFd(), `${encodeEntry(entry)}\n`);
+    const fd = this.#openFd();
+    const bytes = Buffer.from(`${encodeEntry(entry)}\n`, 'utf8');
+    if (this.#dirtyBy !== undefined) {
+      const cutError = this.#cutBack(fd);
+      if (cutError !== undefined) throw journalUnavailable(this.path, this.#dirtyBy, cutError);
+    }
+    try {
+      writeFully(fd, bytes, (...args) => this.#fs.writeSync(...args));
+    } catch (error) {
+      this.#dirtyBy = error;
+      throw journalUnavailable(this.path, error, this.#cutBack(fd));
+    }
+    this.#length += bytes.byteLength;
     this.#entryCount += 1;
   }
 
   /** Empties the journal (after a snapshot took over its entries). Throws when closed, and fs errors. */
   reset(): void {
-    ftruncateSync(this.#openFd(), 0);
+    this.#fs.ftruncateSync(this.#openFd(), 0);
+    this.#length = 0;
+    this.#dirtyBy = undefined;
     this.#entryCount = 0;
   }
 
@@ -71,10 +145,32 @@ export class Journal {
     this.#fd = undefined;
   }
 
+  /** Cuts the file back to its last complete entry; returns the error when that fails (the file stays dirty). */
+  #cutBack(fd: number): unknown {
+    try {
+      this.#fs.ftruncateSync(fd, this.#length);
+      this.#dirtyBy = undefined;
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+
   #openFd(): number {
     if (this.#fd === undefined) throw new Error(`journal ${this.path} is closed`);
     return this.#fd;
   }
+}
+
+/** The error of an append that failed with `writeError` (and `cutError`, when the partial entry could not be cut off). */
+function journalUnavailable(path: string, writeError: unknown, cutError: unknown): StoreUnavailableError {
+  const notCut = cutError === undefined ? '' : `, and cutting off the partly written entry failed too (${describeFsError(cutError)})`;
+  const until = isOutOfSpace(writeError) ? 'space is free' : 'the file can be written again';
+  return new StoreUnavailableError(
+    `the embedded store could not write to ${path}: ${describeFsError(writeError)}${notCut}; ` +
+      `writes are refused until ${until} (this write was not saved)`,
+    { cause: writeError },
+  );
 }
 
 function tryDecode(text: string): JournalEntry | undefined {

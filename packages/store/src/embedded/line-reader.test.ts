@@ -25,5 +25,6 @@ describe('readLines', () => {
     expect(lines.map((line) => line.terminated)).toEqual([true, true, true, false]);
     expect(lines.map((line) => line.number)).toEqual([1, 2, 3, 4]);
     expect(lines[3]!.start).toBe(Buffer.byteLength(`first\n${long}\n\n`));
+    expect(lines.map((line) => line.bytes)).toEqual([5, 1_400_000, 0, Buffer.byteLength('last-unterminated ✓')]);
   });
 });

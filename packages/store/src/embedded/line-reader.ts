@@ -13,6 +13,8 @@ export interface Line {
   readonly number: number;
   /** Byte offset of the line's first byte. */
   readonly start: number;
+  /** Length of the line in bytes, without its newline. */
+  readonly bytes: number;
   /** False for a last line with no newline (e.g. an append cut short by a crash). */
   readonly terminated: boolean;
 }
@@ -39,16 +41,19 @@ export function* readLines(path: string): Generator<Line> {
       let from = 0;
       for (let newline = view.indexOf(10, from); newline !== -1; newline = view.indexOf(10, from)) {
         const tail = view.subarray(from, newline);
-        const text = (pending.length > 0 ? Buffer.concat([...pending, tail]) : tail).toString('utf8');
+        const raw = pending.length > 0 ? Buffer.concat([...pending, tail]) : tail;
         pending.length = 0;
-        yield { text, number: ++number, start: lineStart, terminated: true };
+        yield { text: raw.toString('utf8'), number: ++number, start: lineStart, bytes: raw.byteLength, terminated: true };
         from = newline + 1;
         lineStart = chunkStart + from;
       }
       if (from < size) pending.push(Buffer.from(view.subarray(from)));
       chunkStart += size;
     }
-    if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), number: ++number, start: lineStart, terminated: false };
+    if (pending.length > 0) {
+      const raw = Buffer.concat(pending);
+      yield { text: raw.toString('utf8'), number: ++number, start: lineStart, bytes: raw.byteLength, terminated: false };
+    }
   } finally {
     closeSync(fd);
   }

@@ -18,7 +18,8 @@ export function readSnapshot(path: string, replay: (entry: JournalEntry) => void
 
 /**
  * Atomically replaces the snapshot at `path` with `entries` (see the module comment). On failure
- * the old snapshot is intact, the temporary file removed, and the error rethrown.
+ * (e.g. ENOSPC) the old snapshot is intact, the temporary file removed (or, should even that
+ * fail, left for {@link removeSnapshotLeftovers} at the next open), and the error rethrown.
  */
 export function writeSnapshot(path: string, entries: Iterable<JournalEntry>): void {
   const temporary = `${path}.tmp`;
@@ -40,7 +41,11 @@ export function writeSnapshot(path: string, entries: Iterable<JournalEntry>): vo
     }
     renameSync(temporary, path);
   } catch (error) {
-    rmSync(temporary, { force: true, recursive: true });
+    try {
+      removeSnapshotLeftovers(path);
+    } catch {
+      // Removed at the next open; the write's error is what matters.
+    }
     throw error;
   }
   fsyncDirectory(dirname(path));

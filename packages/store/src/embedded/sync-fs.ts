@@ -2,12 +2,20 @@
  * Small synchronous file-system helpers for the embedded store's durable writes.
  */
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { errorCode } from './fs-error.ts';
 
-/** Writes all of `data` to `fd` at its current position (looping over short writes). Throws the fs error. */
-export function writeFully(fd: number, data: string | Uint8Array): void {
+/** `write(2)`: writes `length` bytes of `buffer` from `offset` to `fd`; returns how many it wrote (maybe fewer). */
+export type WriteFunction = (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
+
+/**
+ * Writes all of `data` (a string as UTF-8) to `fd` at its current position, looping over short
+ * writes, through `write` (default `fs.writeSync`). Throws the fs error; bytes written before it
+ * stay in the file.
+ */
+export function writeFully(fd: number, data: string | Uint8Array, write: WriteFunction = writeSync): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   for (let offset = 0; offset < bytes.byteLength; ) {
-    offset += writeSync(fd, bytes, offset, bytes.byteLength - offset);
+    offset += write(fd, bytes, offset, bytes.byteLength - offset);
   }
 }
 
@@ -23,5 +31,5 @@ export function fsyncDirectory(path: string): void {
 
 /** True when `error` is a Node fs error with errno code `code` (e.g. 'ENOENT'). */
 export function hasErrorCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+  return errorCode(error) === code;
 }
