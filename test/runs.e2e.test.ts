@@ -345,6 +345,8 @@ describe('run list', () => {
       parentRunId: null,
       errorSummary: null,
       nodeRuns: [expect.objectContaining({ nodeName: 'Maybe', status: 'completed', workflowRunId: runIds[4] })],
+      nodeRunCount: 1,
+      nodeRunsUrl: `/api/v1/workflows/${created.id}/runs/${runIds[4]}/nodes`,
     });
 
     const failed = await svc.api.get(wf(`/${created.id}/runs?status=failed`));

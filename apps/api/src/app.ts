@@ -15,8 +15,9 @@ import runRoutes from './routes/runs.ts';
 import workflowRoutes from './routes/workflows.ts';
 import type { AppServices } from './services/index.ts';
 
-/** Route prefix of the REST contract. */
-export const API_PREFIX = '/api/v1/workflows';
+import { API_PREFIX } from './api-prefix.ts';
+
+export { API_PREFIX };
 
 export interface BuildAppOptions {
   services: AppServices;

@@ -3,6 +3,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
 export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
@@ -26,6 +27,8 @@ export interface ServiceConfig {
   parallelLimit: number;
   /** How often the HITL timeout sweeper runs. */
   sweepIntervalMs: number;
+  /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
+  maxOutputBytes: number;
 }
 
 /**
@@ -44,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     recoveryIntervalMs: integer(env, 'SWITCHYARD_RECOVERY_INTERVAL_MS', 15_000, 100, 3_600_000),
     parallelLimit: integer(env, 'SWITCHYARD_PARALLEL_LIMIT', 8, 1, 1_000),
     sweepIntervalMs: integer(env, 'SWITCHYARD_SWEEP_INTERVAL_MS', 1_000, 10, 3_600_000),
+    maxOutputBytes: integer(env, 'SWITCHYARD_MAX_OUTPUT_BYTES', DEFAULT_MAX_OUTPUT_BYTES, 1_024, 8 * 1024 * 1024),
   };
 }
 

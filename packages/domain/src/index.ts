@@ -8,5 +8,6 @@ export * from './schemas/workflow.ts';
 export * from './schemas/run.ts';
 export * from './records.ts';
 export * from './views.ts';
+export * from './response-bounds.ts';
 export * from './hitl.ts';
 export * from './schemas/approval.ts';

@@ -119,6 +119,13 @@ export interface RunRecord {
   updatedAt: Date;
 }
 
+/** Bytes of a node run's snapshots as JSON text (see {@link NodeRunRecord.snapshotBytes}). */
+export interface SnapshotBytes {
+  input: number;
+  output: number;
+  originalOutput: number;
+}
+
 /** `node_runs` document: one node at one iteration path of one run. */
 export interface NodeRunRecord {
   id: string;
@@ -140,6 +147,12 @@ export interface NodeRunRecord {
   originalOutputSnapshot?: unknown;
   /** Set when this node run was copied from another run's node run (retry with reuse). */
   reusedFromNodeRunId?: string | null;
+  /**
+   * Bytes of each snapshot's JSON text, recorded when it is written, so reads can leave large
+   * snapshots out without loading them (`response-bounds.ts`). Absent on node runs stored by
+   * older versions, and on records read without snapshots' sizes.
+   */
+  snapshotBytes?: SnapshotBytes;
   createdAt: Date;
   updatedAt: Date;
 }

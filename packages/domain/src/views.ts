@@ -3,6 +3,7 @@
  * fields (lease, triggering identity, directive, counters) are left out.
  */
 import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from './records.ts';
+import { jsonByteLength, type SnapshotBudget } from './response-bounds.ts';
 import { deriveRunState } from './run-state.ts';
 import type { NodeRunDetail, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
 import type { WorkflowDetail, WorkflowSummary } from './schemas/workflow.ts';
@@ -39,8 +40,19 @@ export function toWorkflowSummary(record: WorkflowRecord): WorkflowSummary {
   };
 }
 
-/** NodeRunRecord -> NodeRunDetail. */
-export function toNodeRunDetail(record: NodeRunRecord): NodeRunDetail {
+/** Snapshot fields of a node run. */
+export type SnapshotField = 'inputSnapshot' | 'outputSnapshot' | 'originalOutputSnapshot';
+
+/** Sizes (bytes of JSON) of the snapshots a response leaves out, by field. */
+export type OmittedSnapshots = Partial<Record<SnapshotField, number>>;
+
+/**
+ * NodeRunRecord -> NodeRunDetail. `omitted` names snapshots left out of a list-like response
+ * (shown as null, sizes under `omittedSnapshots`; see `response-bounds.ts`).
+ */
+export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots = {}): NodeRunDetail {
+  const shown = (field: SnapshotField) => (omitted[field] === undefined ? (record[field] ?? null) : null);
+  const hasOriginal = omitted.originalOutputSnapshot !== undefined || (record.originalOutputSnapshot !== undefined && record.originalOutputSnapshot !== null);
   return {
     id: record.id,
     nodeId: record.nodeId,
@@ -50,17 +62,25 @@ export function toNodeRunDetail(record: NodeRunRecord): NodeRunDetail {
     workflowRunId: record.workflowRunId,
     status: record.status,
     attempt: record.attempt,
-    inputSnapshot: record.inputSnapshot ?? null,
-    outputSnapshot: record.outputSnapshot ?? null,
-    ...(record.originalOutputSnapshot !== undefined && record.originalOutputSnapshot !== null ? { originalOutputSnapshot: record.originalOutputSnapshot } : {}),
+    inputSnapshot: shown('inputSnapshot'),
+    outputSnapshot: shown('outputSnapshot'),
+    ...(hasOriginal ? { originalOutputSnapshot: shown('originalOutputSnapshot') } : {}),
+    ...(Object.keys(omitted).length > 0 ? { omittedSnapshots: omitted } : {}),
     error: record.error,
     startedAt: iso(record.startedAt),
     finishedAt: iso(record.finishedAt),
   };
 }
 
-/** RunRecord + its node runs -> one row of the run list. */
-export function toRunSummary(run: RunRecord, nodeRuns: readonly NodeRunRecord[]): RunSummary {
+/** The node runs a run response carries: the first ones (as views), how many there are in all, and where to list them all. */
+export interface NodeRunExcerpt {
+  items: NodeRunDetail[];
+  total: number;
+  url: string;
+}
+
+/** RunRecord + an excerpt of its node runs -> one row of the run list. */
+export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt): RunSummary {
   return {
     id: run.id,
     workflowDefinitionId: run.workflowDefinitionId,
@@ -71,7 +91,9 @@ export function toRunSummary(run: RunRecord, nodeRuns: readonly NodeRunRecord[])
     finishedAt: iso(run.finishedAt),
     parentRunId: run.parentRunId,
     errorSummary: run.errorSummary,
-    nodeRuns: nodeRuns.map(toNodeRunDetail),
+    nodeRuns: nodeRuns.items,
+    nodeRunCount: nodeRuns.total,
+    nodeRunsUrl: nodeRuns.url,
   };
 }
 
@@ -81,10 +103,11 @@ export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
 }
 
 /**
- * RunRecord + node runs -> RunDetail, including `runState` derived at `now` (epoch ms).
- * `pendingRequirements` lists the undecided gates, and only while the run awaits approval.
+ * RunRecord + an excerpt of its node runs -> RunDetail, including `runState` derived at `now`
+ * (epoch ms). `pendingRequirements` lists the undecided gates, and only while the run awaits
+ * approval; their `stepOutput`s are inlined within `budget` (shared with the node runs).
  */
-export function toRunDetail(run: RunRecord, nodeRuns: readonly NodeRunRecord[], now: number): RunDetail {
+export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget): RunDetail {
   const pending = run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
   return {
     ...toRunSummary(run, nodeRuns),
@@ -92,7 +115,7 @@ export function toRunDetail(run: RunRecord, nodeRuns: readonly NodeRunRecord[], 
     finalOutput: run.finalOutput ?? null,
     definitionSnapshot: run.definitionSnapshot,
     resolvedDependencies: run.resolvedDependencies,
-    pendingRequirements: pending.map(toRequirementSummary),
+    pendingRequirements: pending.map((requirement) => toRequirementSummary(requirement, budget)),
     runState: deriveRunState({
       runId: run.id,
       status: run.status,
@@ -104,8 +127,12 @@ export function toRunDetail(run: RunRecord, nodeRuns: readonly NodeRunRecord[], 
   };
 }
 
-/** RequirementRecord -> StepRequirementSummary (internal bookkeeping left out, times as ISO-8601). */
-export function toRequirementSummary(requirement: RequirementRecord): StepRequirementSummary {
+/**
+ * RequirementRecord -> StepRequirementSummary (internal bookkeeping left out, times as
+ * ISO-8601). With a `budget`, a `stepOutput` it cannot afford is null and its size is given as
+ * `stepOutputOmittedBytes`.
+ */
+export function toRequirementSummary(requirement: RequirementRecord, budget?: SnapshotBudget): StepRequirementSummary {
   const {
     gateKey: _gateKey,
     nodeId: _nodeId,
@@ -120,5 +147,9 @@ export function toRequirementSummary(requirement: RequirementRecord): StepRequir
     timeoutAt,
     ...summary
   } = requirement;
+  if (budget && summary.stepOutput !== undefined && summary.stepOutput !== null) {
+    const bytes = jsonByteLength(summary.stepOutput);
+    if (!budget.take(bytes)) return { ...summary, stepOutput: null, stepOutputOmittedBytes: bytes, timeoutAt: iso(timeoutAt) };
+  }
   return { ...summary, timeoutAt: iso(timeoutAt) };
 }

@@ -30,6 +30,8 @@ export interface RunEngineOptions {
   heartbeatMs?: number;
   /** Max children of one parallel node in flight (default 8). */
   parallelLimit?: number;
+  /** Largest step output, bytes of JSON (default 1 MiB; `SWITCHYARD_MAX_OUTPUT_BYTES`). */
+  maxOutputBytes?: number;
   /** Period of the orphaned-run recovery scan (default 15,000 ms). */
   recoveryIntervalMs?: number;
   /** Recovery claims no more runs once this instance executes this many (default 256). */
@@ -225,6 +227,7 @@ export class RunEngine {
         signal: controller.signal,
         parallelLimit: this.parallelLimit,
         random: this.options.random,
+        maxOutputBytes: this.options.maxOutputBytes,
       });
       return { status: 'completed', finalOutput: await interpreter.run() };
     } catch (error) {

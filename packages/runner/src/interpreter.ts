@@ -31,6 +31,7 @@ import { gateKeyOf, type GateRequest } from '@switchyard/domain';
 import { CelEvaluationError, type CelEngine, resolveArguments } from './cel/index.ts';
 import type { Clock } from './clock.ts';
 import { EventLoopSlice } from './event-loop-slice.ts';
+import { checkOutputSize } from './output-limit.ts';
 import { settleWithConcurrency } from './concurrency.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled, actionOf, gateOutcomeText, passGate, type GateAction } from './gates.ts';
@@ -51,6 +52,8 @@ export interface InterpreterDeps {
   parallelLimit: number;
   /** Source of jitter for retry backoff, [0, 1). */
   random?: () => number;
+  /** Largest step output, bytes of JSON (see StepRunnerDeps). */
+  maxOutputBytes?: number;
 }
 
 /** Loop state visible to expressions as `loop_state` (CEL reserves the word `loop`). */
@@ -283,8 +286,10 @@ export class Interpreter {
     const nodeRun = await this.deps.ledger.enter(node, scope.iterationPath, inputSnapshot, holdForReview ? ['running'] : ['running', 'awaiting_approval']);
     try {
       const result = await body();
+      const { bytes: outputBytes, problem } = checkOutputSize(result.output, this.steps.maxOutputBytes);
+      if (problem !== null) throw new NodeFailedError(node.id, node.name, problem);
       const status = holdForReview && !result.skipped ? 'awaiting_approval' : result.skipped ? 'skipped' : 'completed';
-      await this.deps.ledger.end(nodeRun, { status, outputSnapshot: result.output });
+      await this.deps.ledger.end(nodeRun, { status, outputSnapshot: result.output, outputBytes });
       return result;
     } catch (error) {
       this.deps.signal.throwIfAborted();

@@ -89,8 +89,8 @@ export class RunLedger {
     return this.memo.get(nodeRunKey(nodeId, iterationPath));
   }
 
-  /** Starts the next attempt of a node run and appends `node.started`. */
-  async start(node: LedgerNode, iterationPath: string, inputSnapshot: unknown): Promise<NodeRunRecord> {
+  /** Starts the next attempt of a node run and appends `node.started`. `inputBytes`: the snapshot's JSON size, when measured. */
+  async start(node: LedgerNode, iterationPath: string, inputSnapshot: unknown, inputBytes?: number): Promise<NodeRunRecord> {
     const nodeRun = await this.repos.nodeRuns.startAttempt(
       {
         runId: this.run.id,
@@ -100,6 +100,7 @@ export class RunLedger {
         nodeType: node.nodeType,
         iterationPath,
         inputSnapshot,
+        inputBytes,
       },
       this.clock.now(),
     );

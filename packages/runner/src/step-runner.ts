@@ -4,11 +4,12 @@
  * after the last attempt.
  */
 import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
-import { STEP_CONFIG_DEFAULTS } from '@switchyard/domain';
+import { STEP_CONFIG_DEFAULTS, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
+import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 import { isDocumentTooLarge } from '@switchyard/store';
 
 /** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
@@ -35,7 +36,14 @@ export interface StepRunnerDeps {
   clock: Clock;
   signal: AbortSignal;
   random?: () => number;
+  /**
+   * Largest executor output (bytes of JSON) a step may produce; a larger one fails the attempt
+   * without retry. Arguments larger than this are passed to the executor but not kept as the
+   * input snapshot. Default {@link DEFAULT_MAX_OUTPUT_BYTES}.
+   */
+  maxOutputBytes?: number;
 }
+
 
 /** One execution of a step: its resolved arguments and where it runs. */
 export interface StepExecution {
@@ -49,7 +57,11 @@ export interface StepExecution {
 }
 
 export class StepRunner {
-  constructor(private readonly deps: StepRunnerDeps) {}
+  readonly maxOutputBytes: number;
+
+  constructor(private readonly deps: StepRunnerDeps) {
+    this.maxOutputBytes = deps.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  }
 
   /**
    * Runs attempts until one succeeds or the policy gives up. Resolves with the output (or a skip
@@ -80,9 +92,12 @@ export class StepRunner {
         await this.deps.clock.sleep(delayMs, this.deps.signal);
         continue;
       }
+      // Too large to keep and show: the same call would produce it again, so no retry.
+      const { bytes: outputBytes, problem } = checkOutputSize(output, this.maxOutputBytes);
+      if (problem !== null) return this.giveUp(node, nodeRun, problem);
       // Outside the try: a store error here is no executor failure and must not cause a retry.
       try {
-        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output });
+        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes });
       } catch (error) {
         if (!isDocumentTooLarge(error)) throw error;
         // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
@@ -94,8 +109,12 @@ export class StepRunner {
 
   /** Starts an attempt; arguments too large to keep as the input snapshot are recorded as such, not stored. */
   private async startAttempt(step: StepExecution): Promise<NodeRunRecord> {
+    const bytes = jsonByteLength(step.arguments);
+    if (bytes > this.maxOutputBytes) {
+      return this.deps.ledger.start(step.node, step.iterationPath, { argumentsTooLargeToStore: true, bytes, limit: this.maxOutputBytes });
+    }
     try {
-      return await this.deps.ledger.start(step.node, step.iterationPath, step.arguments);
+      return await this.deps.ledger.start(step.node, step.iterationPath, step.arguments, bytes);
     } catch (error) {
       if (!isDocumentTooLarge(error)) throw error;
       return this.deps.ledger.start(step.node, step.iterationPath, { argumentsTooLargeToStore: true });

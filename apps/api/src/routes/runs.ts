@@ -5,11 +5,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   ErrorBody,
   NodeRunDetail,
+  NodeRunListQuery,
   NodeRunListResponse,
   NotFoundError,
   RunDetail,
   RunListQuery,
   RunListResponse,
+  SnapshotBudget,
   TriggerRunBody,
   TriggerRunResponse,
   pagination,
@@ -17,6 +19,8 @@ import {
   toRunDetail,
   toRunSummary,
 } from '@switchyard/domain';
+import { API_PREFIX } from '../api-prefix.ts';
+import { nodeRunExcerpt, nodeRunViews } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow, triggerRun, type TriggeringIdentity } from '../services/workflow-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
@@ -76,7 +80,9 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       schema: {
         tags,
         summary: 'List runs of a workflow',
-        description: 'Newest first, each with its node runs.',
+        description:
+          'Newest first, each with its first node runs (at most 100; nodeRunCount and nodeRunsUrl tell the rest). ' +
+          'Large snapshots are left out (null, sizes in omittedSnapshots): the node run detail has them.',
         params: WorkflowParams,
         querystring: RunListQuery,
         response: { 200: RunListResponse, 400: ErrorBody, 404: ErrorBody },
@@ -87,17 +93,30 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       await requireWorkflow(services, workflowId);
       const { status, page = 1, perPage = 20 } = request.query;
       const { items, total } = await repos.runs.list(workflowId, status, page, perPage);
-      const nodeRuns = await repos.nodeRuns.listByRuns(items.map((r) => r.id));
-      return { runs: items.map((run) => toRunSummary(run, nodeRuns.get(run.id) ?? [])), pagination: pagination(total, page, perPage) };
+      const budget = new SnapshotBudget();
+      const runs = [];
+      for (const run of items) runs.push(toRunSummary(run, await nodeRunExcerpt(repos, API_PREFIX, run, budget)));
+      return { runs, pagination: pagination(total, page, perPage) };
     },
   );
 
   app.get(
     '/:workflow_id/runs/:run_id',
-    { schema: { tags, summary: 'Get run detail', params: RunParams, response: { 200: RunDetail, 400: ErrorBody, 404: ErrorBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get run detail',
+        description:
+          'The run with its first node runs (at most 100; nodeRunCount and nodeRunsUrl tell the rest). Large snapshots and gate ' +
+          'outputs are left out (null, with their sizes): the node run detail has them.',
+        params: RunParams,
+        response: { 200: RunDetail, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
-      return toRunDetail(run, await repos.nodeRuns.listByRun(run.id), services.clock.now().getTime());
+      const budget = new SnapshotBudget();
+      return toRunDetail(run, await nodeRunExcerpt(repos, API_PREFIX, run, budget), services.clock.now().getTime(), budget);
     },
   );
 
@@ -107,15 +126,20 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       schema: {
         tags,
         summary: 'List node runs of a run',
-        description: 'Ordered by startedAt ascending; an empty list when no node has started yet.',
+        description:
+          'Ordered by startedAt ascending, 100 a page by default (perPage at most 100); an empty list when no node has started yet. ' +
+          'Large snapshots are left out (null, sizes in omittedSnapshots): the node run detail has them.',
         params: RunParams,
+        querystring: NodeRunListQuery,
         response: { 200: NodeRunListResponse, 400: ErrorBody, 404: ErrorBody },
       },
     },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
-      const nodeRuns = await repos.nodeRuns.listByRun(run.id);
-      return { runId: run.id, workflowId: run.workflowDefinitionId, nodeRuns: nodeRuns.map(toNodeRunDetail) };
+      const { page = 1, perPage = 100 } = request.query;
+      const [heads, total] = await Promise.all([repos.nodeRuns.listHeads(run.id, (page - 1) * perPage, perPage), repos.nodeRuns.countByRun(run.id)]);
+      const nodeRuns = await nodeRunViews(repos, heads, new SnapshotBudget());
+      return { runId: run.id, workflowId: run.workflowDefinitionId, nodeRuns, pagination: pagination(total, page, perPage) };
     },
   );
 

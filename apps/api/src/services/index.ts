@@ -61,6 +61,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       leaseMs: config.leaseMs,
       recoveryIntervalMs: config.recoveryIntervalMs,
       parallelLimit: config.parallelLimit,
+      maxOutputBytes: config.maxOutputBytes,
     });
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), logger, intervalMs: config.sweepIntervalMs });
     if (options.background !== false) {

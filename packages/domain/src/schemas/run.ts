@@ -56,18 +56,40 @@ export const NodeRunDetail = Type.Object({
   inputSnapshot: nullable(JsonValue),
   outputSnapshot: nullable(JsonValue),
   originalOutputSnapshot: Type.Optional(nullable(JsonValue)),
+  omittedSnapshots: Type.Optional(
+    Type.Object(
+      {
+        inputSnapshot: Type.Optional(Type.Integer()),
+        outputSnapshot: Type.Optional(Type.Integer()),
+        originalOutputSnapshot: Type.Optional(Type.Integer()),
+      },
+      {
+        description:
+          'Snapshots left out of this list-like response (shown as null) because they are large, with their size in bytes of JSON; ' +
+          'GET .../nodes/{node_run_id} returns them in full',
+      },
+    ),
+  ),
   error: nullable(Type.String()),
   startedAt: nullable(Timestamp),
   finishedAt: nullable(Timestamp),
 });
 export type NodeRunDetail = Static<typeof NodeRunDetail>;
 
-/** NodeRunListResponse (GET .../runs/{run_id}/nodes). */
+/** NodeRunListResponse (GET .../runs/{run_id}/nodes): one page of node runs, by startedAt. */
 export const NodeRunListResponse = Type.Object({
   runId: Type.String(),
   workflowId: Type.String(),
   nodeRuns: Type.Array(NodeRunDetail),
+  pagination: Pagination,
 });
+
+/** Query of GET .../runs/{run_id}/nodes: `perPage` 1..100, default 100 (a run of up to 100 node runs fits one page, as in the spec). */
+export const NodeRunListQuery = Type.Object({
+  page: PageQuery.properties.page,
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
+});
+export type NodeRunListQuery = Static<typeof NodeRunListQuery>;
 export type NodeRunListResponse = Static<typeof NodeRunListResponse>;
 
 /** PendingUserInputField: runtime form field of a pending requirement. */
@@ -99,6 +121,9 @@ export const StepRequirementSummary = Type.Object({
   availableChoices: Type.Optional(nullable(Type.Array(Type.String()))),
   allowMultipleSelections: Type.Boolean(),
   stepOutput: Type.Optional(nullable(JsonValue)),
+  stepOutputOmittedBytes: Type.Optional(
+    Type.Integer({ description: 'Size (bytes of JSON) of a stepOutput too large to show here (it is null); the node run detail has it' }),
+  ),
   isPostExecution: Type.Boolean(),
   confirmed: Type.Optional(nullable(Type.Boolean())),
   rejectionFeedback: Type.Optional(nullable(Type.String())),
@@ -132,7 +157,9 @@ const runFields = {
   finishedAt: nullable(Timestamp),
   parentRunId: nullable(Type.String()),
   errorSummary: nullable(Type.String()),
-  nodeRuns: Type.Array(NodeRunDetail),
+  nodeRuns: Type.Array(NodeRunDetail, { description: 'The first node runs by startedAt (at most 100); nodeRunsUrl lists them all, page by page' }),
+  nodeRunCount: Type.Integer({ description: 'How many node runs the run has' }),
+  nodeRunsUrl: Type.String({ description: 'Path of the paginated node-run list of this run' }),
 };
 
 /** One row of GET /workflows/{id}/runs (with its node runs, as in the spec). */

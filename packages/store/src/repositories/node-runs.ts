@@ -2,8 +2,8 @@
  * `node_runs` repository: one document per (run, node id, iteration path), unique
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
-import type { NodeRunRecord, NodeRunStatus, NodeType } from '@switchyard/domain';
-import { toStoredUserData } from '@switchyard/domain';
+import type { NodeRunRecord, NodeRunStatus, NodeType, SnapshotField } from '@switchyard/domain';
+import { fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
@@ -24,6 +24,8 @@ export interface NodeRunStart extends NodeRunKey {
   nodeName: string;
   nodeType: NodeType;
   inputSnapshot: unknown;
+  /** Bytes of `inputSnapshot` as JSON, when the caller measured it already. */
+  inputBytes?: number;
 }
 
 /** How an attempt or a node ended (`awaiting_approval`: executed, its output awaits review). */
@@ -32,8 +34,23 @@ export interface NodeRunEnd {
   outputSnapshot?: unknown;
   /** The executor's output when a reviewer replaced it. */
   originalOutputSnapshot?: unknown;
+  /** Bytes of `outputSnapshot` as JSON, when the caller measured it already. */
+  outputBytes?: number;
   error?: string | null;
 }
+
+/** Document field of each snapshot field. */
+const SNAPSHOT_DOCUMENT_FIELDS: Record<SnapshotField, string> = {
+  inputSnapshot: 'input_snapshot',
+  outputSnapshot: 'output_snapshot',
+  originalOutputSnapshot: 'original_output_snapshot',
+};
+
+/** Projection that leaves every snapshot out. */
+const WITHOUT_SNAPSHOTS = { input_snapshot: 0, output_snapshot: 0, original_output_snapshot: 0 };
+
+/** Longest `error` stored on a node run, in characters; longer ones are cut with a note. */
+export const MAX_NODE_RUN_ERROR_CHARS = 8_192;
 
 export class NodeRuns {
   private readonly collection: DocumentCollection;
@@ -53,13 +70,42 @@ export class NodeRuns {
     return docs.map(toRecord);
   }
 
-  /** Node runs of many runs at once, grouped by run id (for list pages). */
-  async listByRuns(runIds: readonly string[]): Promise<Map<string, NodeRunRecord[]>> {
-    const grouped = new Map<string, NodeRunRecord[]>(runIds.map((id) => [id, []]));
-    if (runIds.length === 0) return grouped;
-    const docs = await this.collection.find({ workflow_run_id: { $in: runIds.map(oid) } }, { sort: { started_at: 1, _id: 1 } });
-    for (const record of docs.map(toRecord)) grouped.get(record.workflowRunId)?.push(record);
-    return grouped;
+  /**
+   * One page of a run's node runs by start time, without snapshots (`snapshotBytes` tells their
+   * sizes): `skip` and `limit` count node runs. Load the snapshots worth showing with
+   * {@link snapshotsOf}.
+   */
+  async listHeads(runId: string, skip: number, limit: number): Promise<NodeRunRecord[]> {
+    const docs = await this.collection.find({ workflow_run_id: oid(runId) }, { sort: { started_at: 1, _id: 1 }, skip, limit, projection: WITHOUT_SNAPSHOTS });
+    return docs.map(toRecord);
+  }
+
+  /** How many node runs a run has. */
+  async countByRun(runId: string): Promise<number> {
+    return this.collection.countDocuments({ workflow_run_id: oid(runId) });
+  }
+
+  /** The `field` snapshot of each node run in `nodeRunIds`, by node run id (only that field is read). */
+  async snapshotsOf(nodeRunIds: readonly string[], field: SnapshotField): Promise<Map<string, unknown>> {
+    const found = new Map<string, unknown>();
+    if (nodeRunIds.length === 0) return found;
+    const documentField = SNAPSHOT_DOCUMENT_FIELDS[field];
+    const docs = await this.collection.find({ _id: { $in: nodeRunIds.map(oid) } }, { projection: { [documentField]: 1 } });
+    for (const doc of docs) found.set((doc._id as { toHexString(): string }).toHexString(), fromStoredUserData(doc[documentField] ?? null));
+    return found;
+  }
+
+  /**
+   * Measures and records the snapshot sizes of a node run stored before sizes were recorded;
+   * returns the node run with its snapshots, or null when it is gone.
+   */
+  async backfillSnapshotBytes(nodeRunId: string): Promise<NodeRunRecord | null> {
+    const doc = await this.collection.findOne({ _id: oid(nodeRunId) });
+    if (!doc) return null;
+    const record = toRecord(doc);
+    const sizes = { input: jsonByteLength(record.inputSnapshot), output: jsonByteLength(record.outputSnapshot), original_output: jsonByteLength(record.originalOutputSnapshot) };
+    await this.collection.updateOne({ _id: oid(nodeRunId), snapshot_bytes: null }, { $set: { snapshot_bytes: sizes } });
+    return { ...record, snapshotBytes: { input: sizes.input, output: sizes.output, originalOutput: sizes.original_output } };
   }
 
   /** One node run of a run, or null. */
@@ -80,7 +126,16 @@ export class NodeRuns {
         $setOnInsert: identityFields(start, now),
         // The first attempt's start; absent while a node waits at a gate before executing.
         $min: { started_at: now },
-        $set: { status: 'running', input_snapshot: toStoredUserData(start.inputSnapshot ?? null), output_snapshot: null, error: null, finished_at: null, updated_at: now },
+        $set: {
+          status: 'running',
+          input_snapshot: toStoredUserData(start.inputSnapshot ?? null),
+          output_snapshot: null,
+          'snapshot_bytes.input': start.inputBytes ?? jsonByteLength(start.inputSnapshot),
+          'snapshot_bytes.output': NULL_BYTES,
+          error: null,
+          finished_at: null,
+          updated_at: now,
+        },
         $inc: { attempt: 1 },
       },
       { upsert: true },
@@ -100,6 +155,7 @@ export class NodeRuns {
           ...identityFields(start, now),
           attempt: 0,
           input_snapshot: null,
+          snapshot_bytes: { input: NULL_BYTES, output: NULL_BYTES, original_output: NULL_BYTES },
           error: null,
           finished_at: null,
           created_at: now,
@@ -129,7 +185,9 @@ export class NodeRuns {
           status: end.status,
           output_snapshot: toStoredUserData(end.outputSnapshot ?? null),
           original_output_snapshot: toStoredUserData(end.originalOutputSnapshot ?? null),
-          error: end.error ?? null,
+          'snapshot_bytes.output': end.outputBytes ?? jsonByteLength(end.outputSnapshot),
+          'snapshot_bytes.original_output': jsonByteLength(end.originalOutputSnapshot),
+          error: boundedError(end.error ?? null),
           finished_at: end.status === 'awaiting_approval' ? null : now,
           updated_at: now,
         },
@@ -165,6 +223,15 @@ export class NodeRuns {
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
   }
+}
+
+/** Bytes of `null` as JSON. */
+const NULL_BYTES = 4;
+
+/** `error` cut to {@link MAX_NODE_RUN_ERROR_CHARS} characters, saying how much was left out. */
+function boundedError(error: string | null): string | null {
+  if (error === null || error.length <= MAX_NODE_RUN_ERROR_CHARS) return error;
+  return `${error.slice(0, MAX_NODE_RUN_ERROR_CHARS)}… (${error.length - MAX_NODE_RUN_ERROR_CHARS} more characters left out)`;
 }
 
 /** The fields a node run document gets when it is created, besides its key. */

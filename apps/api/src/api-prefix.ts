@@ -1,0 +1,2 @@
+/** Route prefix of the REST contract. */
+export const API_PREFIX = '/api/v1/workflows';

@@ -1,0 +1,67 @@
+/**
+ * Run and node-run responses within the bounds of `response-bounds.ts` (issue "Reliability"
+ * item 5): node runs are read without their snapshots first, and only the snapshots a response
+ * can afford are loaded, one field at a time, so a GET never holds more than its budget of
+ * snapshot data however large the run.
+ */
+import {
+  MAX_INLINE_NODE_RUNS,
+  SnapshotBudget,
+  toNodeRunDetail,
+  type NodeRunDetail,
+  type NodeRunExcerpt,
+  type NodeRunRecord,
+  type OmittedSnapshots,
+  type RunRecord,
+  type SnapshotBytes,
+  type SnapshotField,
+} from '@switchyard/domain';
+import type { Repositories } from '@switchyard/store';
+
+/** Each snapshot field with the key of its size in `snapshotBytes`. */
+const FIELDS: ReadonlyArray<readonly [SnapshotField, keyof SnapshotBytes]> = [
+  ['inputSnapshot', 'input'],
+  ['outputSnapshot', 'output'],
+  ['originalOutputSnapshot', 'originalOutput'],
+];
+
+/** Bytes of `null` as JSON: a snapshot of this size is null and needs no read. */
+const NULL_BYTES = 4;
+
+/**
+ * Views of `heads` (node runs read without snapshots, e.g. by `NodeRuns.listHeads`), each with
+ * the snapshots `budget` affords and the sizes of the others. Node runs stored before sizes
+ * were recorded are measured (and their sizes stored) one at a time.
+ */
+export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunRecord[], budget: SnapshotBudget): Promise<NodeRunDetail[]> {
+  const planned: Array<{ record: NodeRunRecord; omitted: OmittedSnapshots }> = [];
+  const wanted = new Map<SnapshotField, string[]>(FIELDS.map(([field]) => [field, []]));
+  for (const head of heads) {
+    const legacy = head.snapshotBytes === undefined ? await repos.nodeRuns.backfillSnapshotBytes(head.id) : null;
+    const record: NodeRunRecord = { ...(legacy ?? head) };
+    const omitted: OmittedSnapshots = {};
+    for (const [field, key] of FIELDS) {
+      const bytes = record.snapshotBytes?.[key] ?? NULL_BYTES;
+      if (!budget.take(bytes)) {
+        omitted[field] = bytes;
+        delete record[field];
+      } else if (legacy === null && bytes > NULL_BYTES) {
+        wanted.get(field)!.push(record.id);
+      }
+    }
+    planned.push({ record, omitted });
+  }
+  for (const [field, ids] of wanted) {
+    if (ids.length === 0) continue;
+    const values = await repos.nodeRuns.snapshotsOf(ids, field);
+    for (const { record } of planned) if (values.has(record.id)) record[field] = values.get(record.id);
+  }
+  return planned.map(({ record, omitted }) => toNodeRunDetail(record, omitted));
+}
+
+/** The node runs a run response carries: the first {@link MAX_INLINE_NODE_RUNS}, their total and the list's path. */
+export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget): Promise<NodeRunExcerpt> {
+  const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
+  const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : await repos.nodeRuns.countByRun(run.id);
+  return { items: await nodeRunViews(repos, heads, budget), total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
+}

@@ -1,0 +1,55 @@
+/**
+ * Bounds on what one API response may carry (issue "Reliability" item 5: no read can exhaust
+ * memory). Values are stored up to the write-time limits (`SWITCHYARD_MAX_OUTPUT_BYTES` for
+ * executor outputs and step arguments), and responses that list many of them inline only the
+ * small ones, within a byte budget per response:
+ * - a snapshot (node run input, output, original output; a gate's `stepOutput`) is inlined when it
+ *   is at most {@link INLINE_SNAPSHOT_MAX_BYTES} and the response has inlined less than
+ *   {@link RESPONSE_SNAPSHOT_BUDGET_BYTES} so far; otherwise it is `null` and its size is given in
+ *   `omittedSnapshots` (node runs) or `stepOutputOmittedBytes` (gates), so that clients fetch it
+ *   from `GET .../nodes/{node_run_id}`, which always returns every snapshot in full;
+ * - run detail and run list entries carry at most {@link MAX_INLINE_NODE_RUNS} node runs (the
+ *   first by `startedAt`), with `nodeRunCount` and `nodeRunsUrl` for the paginated list.
+ * Sizes are bytes of the value's JSON text (UTF-8).
+ */
+
+/** Largest snapshot (bytes of JSON) inlined in a list-like response: 32 KiB. */
+export const INLINE_SNAPSHOT_MAX_BYTES = 32 * 1024;
+
+/** Snapshot bytes one response inlines at most: 4 MiB. */
+export const RESPONSE_SNAPSHOT_BUDGET_BYTES = 4 * 1024 * 1024;
+
+/** Node runs carried by one run in a run detail or run list response. */
+export const MAX_INLINE_NODE_RUNS = 100;
+
+/** Node runs per page of `GET .../nodes`: default and maximum. */
+export const NODE_RUN_PAGE_DEFAULT = 100;
+export const NODE_RUN_PAGE_MAX = 100;
+
+/** Bytes of `value` as JSON text (UTF-8); `undefined` counts as `null`. */
+export function jsonByteLength(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+}
+
+/**
+ * The snapshot bytes one response may still inline (see the module comment). One instance per
+ * response; views ask it before inlining each snapshot.
+ */
+export class SnapshotBudget {
+  #left: number;
+
+  /** `totalBytes`: the response's budget (default {@link RESPONSE_SNAPSHOT_BUDGET_BYTES}). */
+  constructor(
+    totalBytes: number = RESPONSE_SNAPSHOT_BUDGET_BYTES,
+    private readonly itemMaxBytes: number = INLINE_SNAPSHOT_MAX_BYTES,
+  ) {
+    this.#left = totalBytes;
+  }
+
+  /** True (and the bytes are spent) when a snapshot of `bytes` may be inlined. */
+  take(bytes: number): boolean {
+    if (bytes > this.itemMaxBytes || bytes > this.#left) return false;
+    this.#left -= bytes;
+    return true;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Issue "Reliability" item 5: no read can exhaust memory. A run whose node runs hold tens of MB
+ * (40 steps reading a 700 KB file with the real filesystem MCP server) is read by 24 clients at
+ * once: every response stays within its byte budget, large snapshots are left out of lists (with
+ * their sizes) and served whole by the node-run detail, node runs are paginated, and a step
+ * whose output is over SWITCHYARD_MAX_OUTPUT_BYTES fails instead of being stored.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startService();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+const FILE_BYTES = 700_000;
+const READS = 40;
+
+describe('reads of a large run', () => {
+  it('answer 24 concurrent readers with bounded responses and bounded memory', { timeout: 120_000 }, async () => {
+    await writeFile(join(svc.filesDir, 'big.txt'), 'x'.repeat(FILE_BYTES));
+    const { workflowId, run } = await svc.runWorkflow({
+      name: uniqueName('big reads'),
+      canvas: CANVAS,
+      nodes: Array.from({ length: READS }, (_, i) => ({ name: `Read ${i}`, nodeType: 'step', executorKey: 'read-file', config: { path: 'big.txt' } })),
+    });
+    expect(run.status, run.errorSummary).toBe('completed');
+    const base = wf(`/${workflowId}/runs/${run.id}`);
+
+    let peakRss = process.memoryUsage().rss;
+    const before = peakRss;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
+    const paths = [base, `${base}/nodes`, wf(`/${workflowId}/runs`)];
+    const responses = await Promise.all(Array.from({ length: 24 }, (_, i) => svc.api.get(paths[i % paths.length]!)));
+    clearInterval(sampler);
+    const largest = Math.max(...responses.map((r) => r.text.length));
+    console.log(
+      `24 concurrent GETs of a run with ${READS} node runs of ${FILE_BYTES} bytes: largest response ${largest} bytes, ` +
+        `RSS ${(before / 2 ** 20).toFixed(0)} MB before, ${(peakRss / 2 ** 20).toFixed(0)} MB at peak`,
+    );
+    for (const response of responses) expect(response.status).toBe(200);
+    expect(largest).toBeLessThan(5 * 2 ** 20);
+    expect(peakRss - before).toBeLessThan(400 * 2 ** 20); // unbounded, each GET held > 3 x 28 MB
+
+    const detail = responses[0]!.body;
+    expect(detail.nodeRunCount).toBe(READS);
+    expect(detail.nodeRunsUrl).toBe(`${base}/nodes`);
+    expect(detail.nodeRuns.filter((n: any) => n.outputSnapshot === null)).toHaveLength(READS);
+    const read = detail.nodeRuns.find((n: any) => n.nodeName === 'Read 7');
+
+    expect(read.outputSnapshot).toBeNull();
+    expect(read.omittedSnapshots.outputSnapshot).toBeGreaterThan(FILE_BYTES);
+    expect(read.inputSnapshot).toEqual({ path: 'big.txt' });
+    const full = await svc.api.get(`${base}/nodes/${read.id}`);
+    expect(JSON.stringify(full.body.outputSnapshot).length).toBeGreaterThan(FILE_BYTES);
+    expect(full.body.omittedSnapshots).toBeUndefined();
+  });
+
+  it('paginates the node runs of a run, 100 a page by default', async () => {
+    const { workflowId, run } = await svc.runWorkflow({
+      name: uniqueName('many nodes'),
+      canvas: CANVAS,
+      nodes: [{ name: 'Loop', nodeType: 'loop', loopConfig: { maxIterations: 150 }, children: [echoStep('Tick', { n: 1 })] }],
+    });
+    expect(run.status, run.errorSummary).toBe('completed');
+    expect(run.nodeRuns).toHaveLength(100);
+    expect(run.nodeRunCount).toBe(151);
+    const base = wf(`/${workflowId}/runs/${run.id}/nodes`);
+    const first = await svc.api.get(base);
+    expect(first.body.nodeRuns).toHaveLength(100);
+    expect(first.body.pagination).toEqual({ total: 151, page: 1, perPage: 100, totalPages: 2 });
+    const second = await svc.api.get(`${base}?page=2`);
+    expect(second.body.nodeRuns).toHaveLength(51);
+    const ids = new Set([...first.body.nodeRuns, ...second.body.nodeRuns].map((n: any) => n.id));
+    expect(ids.size).toBe(151);
+    expect((await svc.api.get(`${base}?perPage=101`)).status).toBe(400);
+    const small = await svc.api.get(`${base}?perPage=10&page=16`);
+    expect(small.body.nodeRuns).toHaveLength(1);
+    expect(small.body.nodeRuns[0].outputSnapshot).toMatchObject({ arguments: { n: 1 } });
+  });
+
+  it('fails a step whose output is over SWITCHYARD_MAX_OUTPUT_BYTES, without retrying it', async () => {
+    const { run } = await svc.runWorkflow(
+      {
+        name: uniqueName('big output'),
+        canvas: CANVAS,
+        nodes: [echoStep('Blow up', { v: { $cel: '[input.s, input.s]' } }, { stepConfig: { maxRetries: 2, backoffBaseSeconds: 0.01 } })],
+      },
+      { s: 'y'.repeat(600_000) },
+    );
+    expect(run.status).toBe('failed');
+    expect(run.errorSummary).toMatch(/^Node 'Blow up' failed: output too large: \d+ bytes of JSON, over the limit of 1048576 \(SWITCHYARD_MAX_OUTPUT_BYTES\)/);
+    expect(run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1, outputSnapshot: null });
+  });
+
+  it('fails a loop whose gathered output is over the limit, though each iteration is within it', async () => {
+    const { run } = await svc.runWorkflow(
+      {
+        name: uniqueName('big loop'),
+        canvas: CANVAS,
+        nodes: [{ name: 'Gather', nodeType: 'loop', loopConfig: { maxIterations: 5 }, children: [echoStep('Part', { v: { $cel: 'input.s' } })] }],
+      },
+      { s: 'z'.repeat(150_000) },
+    );
+    expect(run.status).toBe('failed');
+    expect(run.errorSummary).toMatch(/^Node 'Gather' failed: output too large: \d+ bytes of JSON, over the limit of 1048576/);
+    expect(run.nodeRuns.filter((n: any) => n.nodeName === 'Part' && n.status === 'completed').length).toBeGreaterThan(0);
+  });
+});
