@@ -29,6 +29,12 @@ export interface ServiceConfig {
   sweepIntervalMs: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
   maxOutputBytes: number;
+  /** Ended runs older than this many days are deleted; null keeps them. */
+  runRetentionDays: number | null;
+  /** Ended runs kept per workflow (the newest); null keeps all. */
+  runsKeptPerWorkflow: number | null;
+  /** How often the retention policy is applied. */
+  retentionIntervalMs: number;
 }
 
 /**
@@ -48,7 +54,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     parallelLimit: integer(env, 'SWITCHYARD_PARALLEL_LIMIT', 8, 1, 1_000),
     sweepIntervalMs: integer(env, 'SWITCHYARD_SWEEP_INTERVAL_MS', 1_000, 10, 3_600_000),
     maxOutputBytes: integer(env, 'SWITCHYARD_MAX_OUTPUT_BYTES', DEFAULT_MAX_OUTPUT_BYTES, 1_024, 8 * 1024 * 1024),
+    runRetentionDays: optionalInteger(env, 'SWITCHYARD_RUN_RETENTION_DAYS', 1, 36_500),
+    runsKeptPerWorkflow: optionalInteger(env, 'SWITCHYARD_RUNS_KEPT_PER_WORKFLOW', 1, 10_000_000),
+    retentionIntervalMs: integer(env, 'SWITCHYARD_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
   };
+}
+
+/** Like {@link integer}, but unset (or empty) gives null: the feature is off. */
+function optionalInteger(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : integer(env, name, 0, min, max);
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -8,6 +8,7 @@ export { Interpreter, NodeFailedError, type InterpreterDeps } from './interprete
 export { DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 export { RunLedger } from './ledger.ts';
 export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';
+export { RetentionSweeper, deleteEndedRun, type RetentionSweeperOptions, type RunDeletion } from './retention.ts';
 export { recordDecision, type DecisionDeps } from './decisions.ts';
 export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';

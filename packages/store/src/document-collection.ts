@@ -84,6 +84,13 @@ export interface DocumentStore {
   collection<T extends Document = Document>(name: string): DocumentCollection<T>;
   /** Flushes and releases the backend (closes the client or the journal). */
   close(): Promise<void>;
+  /**
+   * Reclaims the space of deleted documents where the backend needs to be told (the embedded
+   * store rewrites its snapshot and empties its journal; MongoDB reuses space by itself: no-op).
+   * Resolves whether or not there was anything to reclaim; a failure is reported by the backend
+   * (a warning), not thrown.
+   */
+  compact(): Promise<void>;
 }
 
 /** A document over MongoDB's 16 MiB BSON limit (the embedded backend's error; see {@link isDocumentTooLarge}). */

@@ -1,8 +1,12 @@
 /**
- * Run routes (spec endpoints 7-9, 11-12) under /api/v1/workflows/{workflow_id}/runs.
+ * Run routes (spec endpoints 7-9, 11-12, and DELETE of an ended run) under
+ * /api/v1/workflows/{workflow_id}/runs.
  */
+import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { deleteEndedRun } from '@switchyard/runner';
 import {
+  ConflictError,
   ErrorBody,
   NodeRunDetail,
   NodeRunListQuery,
@@ -117,6 +121,32 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const budget = new SnapshotBudget();
       return toRunDetail(run, await nodeRunExcerpt(repos, API_PREFIX, run, budget), services.clock.now().getTime(), budget);
+    },
+  );
+
+  app.delete(
+    '/:workflow_id/runs/:run_id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an ended run with its node runs and run events',
+        description: 'Only a completed, failed or cancelled run can be deleted (409 otherwise). Child runs keep their parentRunId.',
+        params: RunParams,
+        response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { workflow_id: workflowId, run_id: runId } = request.params;
+      const outcome = await deleteEndedRun(repos, workflowId, runId);
+      if (outcome === 'not_found') {
+        await requireWorkflow(services, workflowId);
+        throw new NotFoundError('Run');
+      }
+      if (outcome === 'not_ended') {
+        const status = (await repos.runs.get(runId))?.status ?? 'unknown';
+        throw new ConflictError(`Run is ${status}: only an ended run (completed, failed or cancelled) can be deleted`);
+      }
+      return reply.status(204).send(null);
     },
   );
 

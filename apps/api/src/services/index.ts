@@ -9,6 +9,7 @@ import type { DefinitionChecks } from '@switchyard/domain';
 import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
+  RetentionSweeper,
   RunEngine,
   TimeoutSweeper,
   definitionChecks,
@@ -42,8 +43,9 @@ export interface OpenServices extends AppServices {
 
 /**
  * Opens the store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
- * and starts the background work: recovery of runs left without an owner and the HITL timeout
- * sweeper (unless `background: false`). Throws when the registry file is invalid or the store
+ * and starts the background work: recovery of runs left without an owner, the HITL timeout
+ * sweeper and, when a retention policy is configured, the retention sweeper (unless
+ * `background: false`). Throws when the registry file is invalid or the store
  * cannot be opened.
  */
 export async function openServices(config: ServiceConfig, logger: Logger, options: { background?: boolean } = {}): Promise<OpenServices> {
@@ -64,9 +66,18 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       maxOutputBytes: config.maxOutputBytes,
     });
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), logger, intervalMs: config.sweepIntervalMs });
+    const retention = new RetentionSweeper({
+      repos,
+      store,
+      logger,
+      retentionDays: config.runRetentionDays,
+      keepPerWorkflow: config.runsKeptPerWorkflow,
+      intervalMs: config.retentionIntervalMs,
+    });
     if (options.background !== false) {
       engine.startRecovery();
       sweeper.start();
+      retention.start();
     }
     return {
       store,
@@ -77,6 +88,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock: systemClock,
       logger,
       async close() {
+        await retention.stop();
         await sweeper.stop();
         await engine.close();
         await executors.close();

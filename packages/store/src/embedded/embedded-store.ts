@@ -125,6 +125,11 @@ class EmbeddedStore implements DocumentStore {
     await this.#dataDir?.close();
   }
 
+  /** Compacts now (e.g. after retention purged runs): see {@link DocumentStore.compact}. */
+  async compact(): Promise<void> {
+    if (!this.#closed) this.#compact();
+  }
+
   /** Journals `entry`, then (only once it is journaled) applies it to memory through `apply`. */
   readonly #commit = (entry: JournalEntry, apply: () => void): void => {
     if (this.#closed) throw new Error('the embedded store is closed');
@@ -140,6 +145,13 @@ class EmbeddedStore implements DocumentStore {
     let stateSize = 0;
     for (const collection of this.#collections.values()) stateSize += collection.size;
     if (dataDir.journalEntryCount <= COMPACTION_RATIO * stateSize) return;
+    this.#compact();
+  }
+
+  /** Rewrites the snapshot from memory and empties the journal; a failure becomes a warning and pushes the next attempt back. */
+  #compact(): void {
+    const dataDir = this.#dataDir;
+    if (!dataDir) return;
     try {
       dataDir.compact(this.#stateEntries());
       this.#compactionFloor = this.#compactionMinEntries;

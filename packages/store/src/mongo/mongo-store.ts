@@ -36,6 +36,9 @@ class MongoStore implements DocumentStore {
     return new MongoCollection<T>(this.#db.collection<T>(name));
   }
 
+  /** MongoDB reclaims the space of deleted documents by itself. */
+  async compact(): Promise<void> {}
+
   async close(): Promise<void> {
     await this.#client.close();
   }

@@ -219,6 +219,11 @@ export class NodeRuns {
     return result.modifiedCount;
   }
 
+  /** Deletes every node run of a run; returns how many. */
+  async deleteByRun(runId: string): Promise<number> {
+    return (await this.collection.deleteMany({ workflow_run_id: oid(runId) })).deletedCount;
+  }
+
   /** Deletes every node run of a workflow's runs; returns how many. */
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;

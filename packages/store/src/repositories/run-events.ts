@@ -68,6 +68,11 @@ export class RunEvents {
     return docs.map(toRecord);
   }
 
+  /** Deletes every event of a run; returns how many. */
+  async deleteByRun(runId: string): Promise<number> {
+    return (await this.collection.deleteMany({ run_id: oid(runId) })).deletedCount;
+  }
+
   /** Deletes every event of a workflow's runs; returns how many. */
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;

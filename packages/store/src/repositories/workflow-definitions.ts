@@ -64,6 +64,12 @@ export class WorkflowDefinitions {
   }
 
   /** Deletes the definition; false when it did not exist. */
+  /** Ids of the workflows after `afterId` (all when null), in id order, at most `limit`: for scans in batches. */
+  async listIdsAfter(afterId: string | null, limit: number): Promise<string[]> {
+    const docs = await this.collection.find(afterId === null ? {} : { _id: { $gt: oid(afterId) } }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    return docs.map((doc) => (doc._id as { toHexString(): string }).toHexString());
+  }
+
   async delete(id: string): Promise<boolean> {
     const { deletedCount } = await this.collection.deleteOne({ _id: oid(id) });
     return deletedCount === 1;

@@ -3,7 +3,7 @@
  * lifecycle"): the filter names the statuses the run may come from and, for a runner, the lease it
  * must hold. Callers append the matching `run_events` entry.
  */
-import { RUN_TRANSITIONS, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
+import { RUN_TRANSITIONS, TERMINAL_RUN_STATUSES, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
@@ -43,6 +43,7 @@ export class WorkflowRuns {
     await this.collection.createIndex({ status: 1, lease_expires_at: 1 }, { name: 'status_lease' });
     await this.collection.createIndex({ parent_run_id: 1, started_at: -1 }, { name: 'parent_started' });
     await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
+    await this.collection.createIndex({ status: 1, finished_at: 1 }, { name: 'status_finished' });
   }
 
   /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
@@ -283,13 +284,36 @@ export class WorkflowRuns {
       { $and: [CLAIMABLE, noLiveLease(now), { $or: [{ recover_after: null }, { recover_after: { $lte: now } }] }] },
       { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
-    return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
+    return docs.map(hexId);
   }
 
   /** Ids of a workflow's runs that have not ended. */
   async listUnfinishedIds(workflowId: string): Promise<string[]> {
-    const docs = await this.collection.find({ workflow_definition_id: oid(workflowId), status: { $nin: ['completed', 'failed', 'cancelled'] } }, { projection: { _id: 1 } });
-    return docs.map((d) => (d._id as { toHexString(): string }).toHexString());
+    const docs = await this.collection.find({ workflow_definition_id: oid(workflowId), status: { $nin: [...TERMINAL_RUN_STATUSES] } }, { projection: { _id: 1 } });
+    return docs.map(hexId);
+  }
+
+  /** Ended runs (completed, failed, cancelled) that finished before `cutoff`, oldest first, at most `limit`: run and workflow ids. */
+  async listEndedBefore(cutoff: Date, limit: number): Promise<Array<{ runId: string; workflowId: string }>> {
+    const docs = await this.collection.find(
+      { status: { $in: [...TERMINAL_RUN_STATUSES] }, finished_at: { $lt: cutoff } },
+      { sort: { finished_at: 1, _id: 1 }, limit, projection: { _id: 1, workflow_definition_id: 1 } },
+    );
+    return docs.map((doc) => ({ runId: hexId(doc), workflowId: (doc.workflow_definition_id as { toHexString(): string }).toHexString() }));
+  }
+
+  /** Ids of a workflow's ended runs beyond its `keep` newest runs (by start), at most `limit`. */
+  async listEndedBeyond(workflowId: string, keep: number, limit: number): Promise<string[]> {
+    const docs = await this.collection.find(
+      { workflow_definition_id: oid(workflowId), status: { $in: [...TERMINAL_RUN_STATUSES] } },
+      { sort: { started_at: -1, _id: -1 }, skip: keep, limit, projection: { _id: 1 } },
+    );
+    return docs.map(hexId);
+  }
+
+  /** Deletes the run if it has ended; true when it did. */
+  async deleteEnded(runId: string): Promise<boolean> {
+    return (await this.collection.deleteOne({ _id: oid(runId), status: { $in: [...TERMINAL_RUN_STATUSES] } })).deletedCount === 1;
   }
 
   /** Deletes every run of a workflow; returns how many. */
@@ -322,6 +346,10 @@ export function recoveryBackoffMs(claims: number, leaseMs: number): number {
 
 function noLiveLease(now: Date): Document {
   return { $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] };
+}
+
+function hexId(doc: Document): string {
+  return (doc._id as { toHexString(): string }).toHexString();
 }
 
 function toRecord(doc: Document): RunRecord {
