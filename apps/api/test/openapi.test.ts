@@ -22,6 +22,7 @@ describe('openapi/openapi.json', () => {
         'POST /api/v1/workflows/{workflow_id}/runs',
         'GET /api/v1/workflows/{workflow_id}/runs',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}',
+        'DELETE /api/v1/workflows/{workflow_id}/runs/{run_id}',
         'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/approve',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
