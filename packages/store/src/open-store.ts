@@ -10,6 +10,8 @@ import { openMongoStore } from './mongo/mongo-store.ts';
 /** The logging `openStore` needs (pino-compatible). */
 export interface StoreLogger {
   info(obj: object, msg: string): void;
+  /** Operator warnings of the embedded store (torn journal tail dropped, failed compaction, lock taken over or lost). */
+  warn(obj: object, msg: string): void;
 }
 
 /** Options of {@link openStore}. */
@@ -22,7 +24,7 @@ export interface OpenStoreOptions {
   logger?: StoreLogger;
 }
 
-const consoleLogger: StoreLogger = { info: (obj, msg) => console.info(msg, obj) };
+const consoleLogger: StoreLogger = { info: (obj, msg) => console.info(msg, obj), warn: (obj, msg) => console.warn(msg, obj) };
 
 /**
  * Opens the configured backend and logs which one is in use (`backend`, plus `database` or
@@ -37,7 +39,7 @@ export async function openStore(options: OpenStoreOptions): Promise<DocumentStor
     logger.info({ backend: 'mongodb', database }, `STORE BACKEND: mongodb (database "${database}")`);
     return store;
   }
-  const store = await openEmbeddedStore({ dataDir });
+  const store = await openEmbeddedStore({ dataDir, onWarning: (message) => logger.warn({ backend: 'embedded', dataDir }, message) });
   logger.info(
     { backend: 'embedded', dataDir },
     `STORE BACKEND: embedded (no MONGODB_URI set) - data persisted under ${dataDir}; not for multi-instance deployments`,
