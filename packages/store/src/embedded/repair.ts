@@ -13,14 +13,14 @@
  * - The directory is locked meanwhile, so a running instance makes the repair refuse; afterwards
  *   the store is opened once to check that it loads.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataDirLockedError, lockDataDir, type DataDirLockTimings } from './data-dir-lock.ts';
 import { JOURNAL_FILE, SNAPSHOT_FILE } from './data-dir.ts';
 import { openEmbeddedStore } from './embedded-store.ts';
 import { decodeEntry } from './journal-entry.ts';
 import { readLines, type Line } from './line-reader.ts';
-import { fsyncDirectory, writeFully } from './sync-fs.ts';
+import { fsyncDirectory, writeLinesDurably } from './sync-fs.ts';
 import { processWarning, type WarningSink } from './warnings.ts';
 
 /** Bytes dropped from one line of a file. */
@@ -100,23 +100,19 @@ function repairFile(path: string, isJournal: boolean, stamp: string): FileRepair
   const temporary = `${path}.repair-tmp`;
   const dropped: DroppedLine[] = [];
   let kept = 0;
+  function* keptLines(): Generator<string> {
+    for (const line of readLines(path)) {
+      const verdict = judge(line, isJournal);
+      if (verdict.dropped) dropped.push(verdict.dropped);
+      if (verdict.keep === undefined) continue;
+      kept += 1;
+      yield verdict.keep;
+    }
+  }
   const fd = openSync(temporary, 'w');
   try {
     try {
-      let batch = '';
-      for (const line of readLines(path)) {
-        const verdict = judge(line, isJournal);
-        if (verdict.dropped) dropped.push(verdict.dropped);
-        if (verdict.keep === undefined) continue;
-        batch += `${verdict.keep}\n`;
-        kept += 1;
-        if (batch.length >= 1 << 20) {
-          writeFully(fd, batch);
-          batch = '';
-        }
-      }
-      writeFully(fd, batch);
-      fsyncSync(fd);
+      writeLinesDurably(fd, keptLines());
     } finally {
       closeSync(fd);
     }

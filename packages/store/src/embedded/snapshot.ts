@@ -3,13 +3,12 @@
  * journal entries, replaced atomically: written to a temporary file, fsynced, renamed over the
  * old snapshot, directory fsynced. A crash at any point leaves either the old or the new snapshot.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { decodeLine, encodeEntry, type JournalEntry } from './journal-entry.ts';
 import { readLines } from './line-reader.ts';
-import { fsyncDirectory, writeFully } from './sync-fs.ts';
+import { fsyncDirectory, writeLinesDurably } from './sync-fs.ts';
 
-const WRITE_BATCH_CHARS = 1 << 20;
 
 /** Replays the snapshot at `path` (nothing when missing) through `replay`. Throws an Error naming the file and line for any unreadable line. */
 export function readSnapshot(path: string, replay: (entry: JournalEntry) => void): void {
@@ -26,16 +25,7 @@ export function writeSnapshot(path: string, entries: Iterable<JournalEntry>): vo
   try {
     const fd = openSync(temporary, 'w');
     try {
-      let batch = '';
-      for (const entry of entries) {
-        batch += `${encodeEntry(entry)}\n`;
-        if (batch.length >= WRITE_BATCH_CHARS) {
-          writeFully(fd, batch);
-          batch = '';
-        }
-      }
-      writeFully(fd, batch);
-      fsyncSync(fd);
+      writeLinesDurably(fd, encodedLines(entries));
     } finally {
       closeSync(fd);
     }
@@ -54,4 +44,8 @@ export function writeSnapshot(path: string, entries: Iterable<JournalEntry>): vo
 /** Removes a temporary snapshot left by a crash during {@link writeSnapshot}. */
 export function removeSnapshotLeftovers(path: string): void {
   rmSync(`${path}.tmp`, { force: true, recursive: true });
+}
+
+function* encodedLines(entries: Iterable<JournalEntry>): Generator<string> {
+  for (const entry of entries) yield encodeEntry(entry);
 }

@@ -20,6 +20,26 @@ export function writeFully(fd: number, data: string | Uint8Array, write: WriteFu
 }
 
 /** fsyncs the directory `path`, making renames and creations in it durable. Throws the fs error. */
+/** Characters gathered before one write by {@link writeLinesDurably}. */
+const WRITE_BATCH_CHARS = 1 << 20;
+
+/**
+ * Writes `lines` (each without its newline) to `fd`, one newline after each, in writes of about
+ * 1 MiB, then fsyncs the file. Throws fs errors (the file then holds a prefix of the lines).
+ */
+export function writeLinesDurably(fd: number, lines: Iterable<string>): void {
+  let batch = '';
+  for (const line of lines) {
+    batch += `${line}\n`;
+    if (batch.length >= WRITE_BATCH_CHARS) {
+      writeFully(fd, batch);
+      batch = '';
+    }
+  }
+  writeFully(fd, batch);
+  fsyncSync(fd);
+}
+
 export function fsyncDirectory(path: string): void {
   const fd = openSync(path, 'r');
   try {
