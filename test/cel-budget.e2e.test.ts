@@ -26,6 +26,9 @@ describe('an expression cannot freeze the service', () => {
       nodes: [echoStep('Count', { count: { $cel: HOSTILE } }, { stepConfig: { maxRetries: 3, backoffBaseSeconds: 0.01 } })],
     });
     await svc.enable(created.id);
+    // One run first, so that the figures below are not those of code the JIT has never seen
+    // (the very first evaluation in a process is several times slower).
+    await svc.waitForRun(created.id, (await svc.trigger(created.id, { initialInput: { l } })).body.runId);
     // Another client keeps asking for the workflow list while the hostile runs execute.
     const latencies: number[] = [];
     let sampling = true;
@@ -44,7 +47,7 @@ describe('an expression cannot freeze the service', () => {
     await sampler;
     const worst = Math.max(...latencies);
     console.log(`GET /workflows while ${runIds.length} hostile runs executed: ${latencies.length} requests, worst ${worst.toFixed(1)} ms`);
-    expect(worst).toBeLessThan(500); // was ~18,000 ms per evaluation before the budget
+    expect(worst).toBeLessThan(500); // ~50 ms here; was ~18,000 ms per evaluation before the budget
 
     for (const runId of runIds) {
       const run = (await svc.api.get(wf(`/${created.id}/runs/${runId}`))).body;
