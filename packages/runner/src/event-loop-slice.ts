@@ -3,7 +3,8 @@
  * synchronously, so a run of builtin steps could go from node to node on promise jobs alone and
  * never let timers (its own heartbeat), HTTP requests or other runs in. Between nodes the
  * interpreter asks {@link EventLoopSlice.yield}, which gives the event loop a turn once the
- * current slice is used up.
+ * current slice is used up. All runs of the process share one slice ({@link sharedSlice}): what
+ * matters is how long the event loop went without a turn, whichever run kept it.
  */
 
 /** Milliseconds of continuous work after which the interpreter lets the event loop in. */
@@ -23,3 +24,6 @@ export class EventLoopSlice {
     this.#started = performance.now();
   }
 }
+
+/** The slice all interpreters of this process share. */
+export const sharedSlice = new EventLoopSlice();

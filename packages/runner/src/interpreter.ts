@@ -30,7 +30,7 @@ import type { RequirementRecord, WorkflowNode } from '@switchyard/domain';
 import { gateKeyOf, type GateRequest } from '@switchyard/domain';
 import { CelEvaluationError, type CelEngine, resolveArguments } from './cel/index.ts';
 import type { Clock } from './clock.ts';
-import { EventLoopSlice } from './event-loop-slice.ts';
+import { sharedSlice } from './event-loop-slice.ts';
 import { checkOutputSize } from './output-limit.ts';
 import { settleWithConcurrency } from './concurrency.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
@@ -78,8 +78,6 @@ export class Interpreter {
   private readonly outputs: Record<string, unknown> = {};
   private readonly input: Record<string, unknown>;
   private readonly steps: StepRunner;
-  /** Lets the event loop in between nodes (heartbeats, requests, other runs). */
-  private readonly slice = new EventLoopSlice();
 
   constructor(private readonly deps: InterpreterDeps) {
     this.input = deps.ledger.run.initialInput;
@@ -106,7 +104,7 @@ export class Interpreter {
   }
 
   private async runNode(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
-    await this.slice.yield();
+    await sharedSlice.yield();
     this.deps.signal.throwIfAborted();
     const done = this.deps.ledger.settled(node.id, scope.iterationPath);
     const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);
@@ -178,6 +176,7 @@ export class Interpreter {
           additional_data: { triggerSource: this.deps.ledger.run.triggerSource, rejectionFeedback: feedback, retryCount: round },
         });
         let args: Record<string, unknown>;
+        await sharedSlice.yield(); // expressions may take a while: let others in first if due
         try {
           args = resolveArguments(node.config as Record<string, unknown>, vars, this.deps.cel);
         } catch (error) {
@@ -437,6 +436,7 @@ export class Interpreter {
 
   /** Evaluates a branching decision; when it cannot be evaluated, records the node as failed. */
   private async decide<T>(node: WorkflowNode, scope: Scope, evaluate: () => T): Promise<T> {
+    await sharedSlice.yield();
     try {
       return this.evaluate(node, 'conditionCel', evaluate);
     } catch (error) {
