@@ -70,7 +70,7 @@ describe('resolveRegistryConfig', () => {
     });
   });
 
-  it('collects the secrets of a server: substituted values, env and header values, URL credentials and query values', () => {
+  it('collects the secrets of a server: substituted values, header values, URL credentials and query values (not literal env values)', () => {
     const resolved = resolveRegistryConfig(
       {
         mcpServers: {
@@ -86,7 +86,7 @@ describe('resolveRegistryConfig', () => {
     expect(new Set(resolved.servers.get('remote')?.secrets)).toEqual(
       new Set(['svc-user', 's3cret', 'k-literal', 'Basic  dXNlcjpwdw==', 'dXNlcjpwdw==', 'p%40ss', 'p@ss', 'literal-key']),
     );
-    expect(resolved.servers.get('local')?.secrets).toEqual(['s3cret', 'literal-mode']);
+    expect(resolved.servers.get('local')?.secrets).toEqual(['s3cret']);
   });
 
   it('does not quote an expanded URL in its problem (it may hold a secret)', () => {

@@ -224,7 +224,6 @@ class Resolver {
     const env = this.stringRecord(entry['env'], jsonPath(where, 'env'), secrets);
     const cwd = entry['cwd'] === undefined ? this.baseDir : this.expanded(entry['cwd'], jsonPath(where, 'cwd'), secrets);
     if (command === undefined || args === undefined || env === undefined || cwd === undefined) return undefined;
-    for (const value of Object.values(env)) secrets.add(value);
     return {
       transport: 'stdio',
       command: command === 'node' ? process.execPath : command,
