@@ -67,8 +67,9 @@ interface ServerTargetBase {
   /**
    * Values that must never appear in what is reported about this server (errors, logs, tool
    * output; see `redact.ts`): every value substituted for a `${VAR}` reference except the built-in
-   * paths `${REGISTRY_DIR}` and `${DATA_DIR}`, the values of `env` entries (not the inherited
-   * environment) and of `headers` (and the credentials after a scheme such as `Bearer`), and the
+   * paths `${REGISTRY_DIR}` and `${DATA_DIR}` (so also the `${VAR}` parts of `env` entries, but
+   * not their literal text, nor the inherited environment), the values of `headers` (and the
+   * credentials after a scheme such as `Bearer`), and the
    * URL's user name, password and query parameter values. Unordered, without duplicates.
    */
   secrets: string[];
