@@ -16,6 +16,7 @@ import { openEmbeddedStore } from './embedded-store.ts';
 import { CorruptFileError } from './corrupt-file.ts';
 import { LOCK_NAME } from './data-dir-lock.ts';
 import { encodeEntry } from './journal-entry.ts';
+import { repairDataDir } from './repair.ts';
 
 let dataDir: string;
 const openStores: DocumentStore[] = [];
@@ -99,6 +100,23 @@ describe('embedded store persistence', () => {
 
     const third = await open();
     expect((await third.collection<TestDoc>('items').find({}, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual([1, 2, 3]);
+  });
+
+  it('never drops a complete last line it cannot read (an acknowledged entry appended onto torn bytes): it refuses, and repair keeps the entry', async () => {
+    const first = await open();
+    await first.collection<TestDoc>('items').insertOne({ _id: 1 });
+    await first.collection<TestDoc>('items').insertOne({ _id: 2 });
+    await close(first);
+    const lines = readFileSync(journal(), 'utf8').split('\n');
+    lines[1] = `{"op":"put","co${lines[1]}`; // what an older version left after a failed append
+    writeFileSync(journal(), lines.join('\n'));
+    const refused = await open().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CorruptFileError);
+    expect((refused as Error).message).toContain(`${journal()}:2: unreadable entry`);
+    const report = await repairDataDir(dataDir);
+    expect(report.openError).toBeUndefined();
+    const repaired = await open();
+    expect((await repaired.collection<TestDoc>('items').find({}, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual([1, 2]);
   });
 
   it('refuses to open a journal corrupt before its last line, naming the file, line, byte offset and repair command', async () => {

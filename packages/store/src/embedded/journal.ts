@@ -13,7 +13,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { StoreUnavailableError } from '../errors.ts';
 import { describeFsError, isOutOfSpace } from './fs-error.ts';
-import { decodeEntry, decodeLine, encodeEntry, type JournalEntry } from './journal-entry.ts';
+import { decodeLine, encodeEntry, type JournalEntry } from './journal-entry.ts';
 import { readLines, type Line } from './line-reader.ts';
 import { writeFully } from './sync-fs.ts';
 import { processWarning, type WarningSink } from './warnings.ts';
@@ -65,9 +65,9 @@ export class Journal {
   /**
    * Replays the journal at `path` (created when missing) through `replay`, then opens it for
    * appending. The last line is dropped, cut off the file and reported as a warning naming the
-   * file and byte offset when it is incomplete (no newline) or unreadable: that is an append a
-   * crash or a full disk interrupted, never acknowledged. Throws a `CorruptFileError` (file, line,
-   * byte offset, repair command) for an unreadable line before the last, and fs errors.
+   * file and byte offset when it is incomplete (no newline): that is an append a crash or a full
+   * disk interrupted, never acknowledged. Throws a `CorruptFileError` (file, line, byte offset,
+   * repair command) for any unreadable complete line, and fs errors.
    */
   static open(path: string, replay: (entry: JournalEntry) => void, options: JournalOptions = {}): Journal {
     const fileSystem = options.fileSystem ?? nodeJournalFileSystem;
@@ -80,17 +80,19 @@ export class Journal {
       }
       previous = line;
     }
-    const last = previous && previous.terminated ? tryDecode(previous.text) : undefined;
-    if (last) {
-      replay(last);
+    // A complete (newline-terminated) last line was acknowledged, even when unreadable (an older
+    // version could append an entry onto the torn bytes of a failed write): decodeLine refuses it
+    // with the repair command, which salvages such an entry. Only an incomplete line is dropped.
+    if (previous?.terminated) {
+      replay(decodeLine(path, previous));
       entryCount += 1;
     }
     const fd = openSync(path, 'a');
     try {
-      if (previous && !last) {
+      if (previous && !previous.terminated) {
         fileSystem.ftruncateSync(fd, previous.start);
         (options.warn ?? processWarning)(
-          `embedded store: dropped the ${previous.terminated ? 'unreadable' : 'incomplete'} last entry of ${path} ` +
+          `embedded store: dropped the incomplete last entry of ${path} ` +
             `(line ${previous.number}, byte offset ${previous.start}, ${previous.bytes} bytes): an append interrupted by a crash ` +
             `or a full disk, never acknowledged`,
         );
@@ -173,10 +175,3 @@ function journalUnavailable(path: string, writeError: unknown, cutError: unknown
   );
 }
 
-function tryDecode(text: string): JournalEntry | undefined {
-  try {
-    return decodeEntry(text);
-  } catch {
-    return undefined;
-  }
-}
