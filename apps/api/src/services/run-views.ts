@@ -31,13 +31,14 @@ const NULL_BYTES = 4;
 /**
  * Views of `heads` (node runs read without snapshots, e.g. by `NodeRuns.listHeads`), each with
  * the snapshots `budget` affords and the sizes of the others. Node runs stored before sizes
- * were recorded are measured (and their sizes stored) one at a time.
+ * were recorded (or written partly by an older version) are measured, and their sizes stored,
+ * one at a time.
  */
 export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunRecord[], budget: SnapshotBudget): Promise<NodeRunDetail[]> {
   const planned: Array<{ record: NodeRunRecord; omitted: OmittedSnapshots }> = [];
   const wanted = new Map<SnapshotField, string[]>(FIELDS.map(([field]) => [field, []]));
   for (const head of heads) {
-    const legacy = head.snapshotBytes === undefined ? await repos.nodeRuns.backfillSnapshotBytes(head.id) : null;
+    const legacy = hasAllSizes(head) ? null : await repos.nodeRuns.backfillSnapshotBytes(head.id);
     const record: NodeRunRecord = { ...(legacy ?? head) };
     const omitted: OmittedSnapshots = {};
     for (const [field, key] of FIELDS) {
@@ -57,6 +58,11 @@ export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunR
     for (const { record } of planned) if (values.has(record.id)) record[field] = values.get(record.id);
   }
   return planned.map(({ record, omitted }) => toNodeRunDetail(record, omitted));
+}
+
+/** True when the node run's document records the size of every snapshot. */
+function hasAllSizes(head: NodeRunRecord): boolean {
+  return FIELDS.every(([, key]) => typeof head.snapshotBytes?.[key] === 'number');
 }
 
 /** The node runs a run response carries: the first {@link MAX_INLINE_NODE_RUNS}, their total and the list's path. */

@@ -96,16 +96,22 @@ export class NodeRuns {
   }
 
   /**
-   * Measures and records the snapshot sizes of a node run stored before sizes were recorded;
-   * returns the node run with its snapshots, or null when it is gone.
+   * Measures the snapshot sizes of a node run stored before sizes were recorded (or with only
+   * some of them) and records them, best effort: the sizes are a cache, so a write that fails
+   * (e.g. the store refuses writes for now) does not fail the read. Returns the node run with its
+   * snapshots and sizes, or null when it is gone.
    */
   async backfillSnapshotBytes(nodeRunId: string): Promise<NodeRunRecord | null> {
     const doc = await this.collection.findOne({ _id: oid(nodeRunId) });
     if (!doc) return null;
     const record = toRecord(doc);
-    const sizes = { input: jsonByteLength(record.inputSnapshot), output: jsonByteLength(record.outputSnapshot), original_output: jsonByteLength(record.originalOutputSnapshot) };
-    await this.collection.updateOne({ _id: oid(nodeRunId), snapshot_bytes: null }, { $set: { snapshot_bytes: sizes } });
-    return { ...record, snapshotBytes: { input: sizes.input, output: sizes.output, originalOutput: sizes.original_output } };
+    const snapshotBytes = { input: jsonByteLength(record.inputSnapshot), output: jsonByteLength(record.outputSnapshot), originalOutput: jsonByteLength(record.originalOutputSnapshot) };
+    try {
+      await this.collection.updateOne({ _id: oid(nodeRunId) }, { $set: { snapshot_bytes: { input: snapshotBytes.input, output: snapshotBytes.output, original_output: snapshotBytes.originalOutput } } });
+    } catch {
+      // Measured again on the next read.
+    }
+    return { ...record, snapshotBytes };
   }
 
   /** One node run of a run, or null. */
@@ -130,8 +136,11 @@ export class NodeRuns {
           status: 'running',
           input_snapshot: toStoredUserData(start.inputSnapshot ?? null),
           output_snapshot: null,
+          // An earlier attempt's original output (before a review edit) is not this attempt's.
+          original_output_snapshot: null,
           'snapshot_bytes.input': start.inputBytes ?? jsonByteLength(start.inputSnapshot),
           'snapshot_bytes.output': NULL_BYTES,
+          'snapshot_bytes.original_output': NULL_BYTES,
           error: null,
           finished_at: null,
           updated_at: now,
