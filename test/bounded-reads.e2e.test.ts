@@ -111,4 +111,17 @@ describe('reads of a large run', () => {
     expect(run.errorSummary).toMatch(/^Node 'Gather' failed: output too large: \d+ bytes of JSON, over the limit of 1048576/);
     expect(run.nodeRuns.filter((n: any) => n.nodeName === 'Part' && n.status === 'completed').length).toBeGreaterThan(0);
   });
+
+  it('keeps at most 8,192 characters of an error, on the node run, the run and its events', async () => {
+    const { run } = await svc.runWorkflow({
+      name: uniqueName('long error'),
+      canvas: CANVAS,
+      nodes: [{ name: 'Fail', nodeType: 'step', executorKey: 'flaky', config: { message: { $cel: "'e' + input.tail" } } }],
+    }, { tail: 'e'.repeat(50_000) });
+    expect(run.status).toBe('failed');
+    expect(run.nodeRuns[0].error).toMatch(/^e{8192}… \(\d+ more characters left out\)$/);
+    expect(run.errorSummary.length).toBeLessThan(8_300);
+    const events = await svc.events(run.id);
+    expect(Math.max(...events.map((e) => JSON.stringify(e.payload).length))).toBeLessThan(9_000);
+  });
 });

@@ -10,7 +10,8 @@
  *   from `GET .../nodes/{node_run_id}`, which always returns every snapshot in full;
  * - run detail and run list entries carry at most {@link MAX_INLINE_NODE_RUNS} node runs (the
  *   first by `startedAt`), with `nodeRunCount` and `nodeRunsUrl` for the paginated list.
- * Sizes are bytes of the value's JSON text (UTF-8).
+ * Sizes are bytes of the value's JSON text (UTF-8). Error texts are cut to
+ * {@link MAX_ERROR_CHARS} characters wherever they are stored.
  */
 
 /** Largest snapshot (bytes of JSON) inlined in a list-like response: 32 KiB. */
@@ -22,9 +23,14 @@ export const RESPONSE_SNAPSHOT_BUDGET_BYTES = 4 * 1024 * 1024;
 /** Node runs carried by one run in a run detail or run list response. */
 export const MAX_INLINE_NODE_RUNS = 100;
 
-/** Node runs per page of `GET .../nodes`: default and maximum. */
-export const NODE_RUN_PAGE_DEFAULT = 100;
-export const NODE_RUN_PAGE_MAX = 100;
+/** Longest error text kept (a node run's `error`, a run's `errorSummary`, event payloads), in characters. */
+export const MAX_ERROR_CHARS = 8_192;
+
+/** `text` cut to `maxChars` characters (default {@link MAX_ERROR_CHARS}), saying how much was left out. */
+export function boundedText(text: string, maxChars: number = MAX_ERROR_CHARS): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters left out)`;
+}
 
 /** Bytes of `value` as JSON text (UTF-8); `undefined` counts as `null`. */
 export function jsonByteLength(value: unknown): number {

@@ -4,7 +4,7 @@
  * after the last attempt.
  */
 import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
-import { STEP_CONFIG_DEFAULTS, jsonByteLength } from '@switchyard/domain';
+import { STEP_CONFIG_DEFAULTS, boundedText, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
@@ -171,7 +171,7 @@ function policyOf(node: WorkflowNode): StepConfig {
   return node.stepConfig ?? STEP_CONFIG_DEFAULTS;
 }
 
-/** The message of any thrown value. */
+/** The message of any thrown value, cut to `MAX_ERROR_CHARS` (it is stored on node runs, events and the run). */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return boundedText(error instanceof Error ? error.message : String(error));
 }

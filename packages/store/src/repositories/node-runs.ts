@@ -3,7 +3,7 @@
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
 import type { NodeRunRecord, NodeRunStatus, NodeType, SnapshotField } from '@switchyard/domain';
-import { fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
+import { boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
@@ -49,8 +49,6 @@ const SNAPSHOT_DOCUMENT_FIELDS: Record<SnapshotField, string> = {
 /** Projection that leaves every snapshot out. */
 const WITHOUT_SNAPSHOTS = { input_snapshot: 0, output_snapshot: 0, original_output_snapshot: 0 };
 
-/** Longest `error` stored on a node run, in characters; longer ones are cut with a note. */
-export const MAX_NODE_RUN_ERROR_CHARS = 8_192;
 
 export class NodeRuns {
   private readonly collection: DocumentCollection;
@@ -196,7 +194,7 @@ export class NodeRuns {
           original_output_snapshot: toStoredUserData(end.originalOutputSnapshot ?? null),
           'snapshot_bytes.output': end.outputBytes ?? jsonByteLength(end.outputSnapshot),
           'snapshot_bytes.original_output': jsonByteLength(end.originalOutputSnapshot),
-          error: boundedError(end.error ?? null),
+          error: end.error ? boundedText(end.error) : null,
           finished_at: end.status === 'awaiting_approval' ? null : now,
           updated_at: now,
         },
@@ -242,11 +240,6 @@ export class NodeRuns {
 /** Bytes of `null` as JSON. */
 const NULL_BYTES = 4;
 
-/** `error` cut to {@link MAX_NODE_RUN_ERROR_CHARS} characters, saying how much was left out. */
-function boundedError(error: string | null): string | null {
-  if (error === null || error.length <= MAX_NODE_RUN_ERROR_CHARS) return error;
-  return `${error.slice(0, MAX_NODE_RUN_ERROR_CHARS)}… (${error.length - MAX_NODE_RUN_ERROR_CHARS} more characters left out)`;
-}
 
 /** The fields a node run document gets when it is created, besides its key. */
 function identityFields(start: Omit<NodeRunStart, 'inputSnapshot'>, now: Date): Document {

@@ -3,7 +3,7 @@
  * lifecycle"): the filter names the statuses the run may come from and, for a runner, the lease it
  * must hold. Callers append the matching `run_events` entry.
  */
-import { RUN_TRANSITIONS, TERMINAL_RUN_STATUSES, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
+import { RUN_TRANSITIONS, TERMINAL_RUN_STATUSES, boundedText, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
 
@@ -85,11 +85,11 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 
-  /** One page of a workflow's runs, newest first, optionally of one status. */
+  /** One page of a workflow's runs, newest first, optionally of one status; without their large fields (see LIST_PROJECTION), for list rows. */
   async list(workflowId: string, status: RunStatus | undefined, page: number, perPage: number): Promise<{ items: RunRecord[]; total: number }> {
     const filter: Document = { workflow_definition_id: oid(workflowId), ...(status ? { status } : {}) };
     const [docs, total] = await Promise.all([
-      this.collection.find(filter, { sort: { started_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage, projection: { definition_snapshot: 0 } }),
+      this.collection.find(filter, { sort: { started_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage, projection: LIST_PROJECTION }),
       this.collection.countDocuments(filter),
     ]);
     return { items: docs.map(toRecord), total };
@@ -244,7 +244,7 @@ export class WorkflowRuns {
     const set = toDocument<Document>({
       status: outcome.status,
       finalOutput: outcome.status === 'completed' ? outcome.finalOutput : null,
-      errorSummary: outcome.status === 'completed' ? null : outcome.errorSummary,
+      errorSummary: outcome.status === 'completed' || outcome.errorSummary === null ? null : boundedText(outcome.errorSummary),
       finishedAt: now,
       leaseOwner: null,
       leaseExpiresAt: null,
@@ -327,6 +327,9 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 }
+
+/** What a run list row needs: large fields (definition snapshot, input, output, gates) stay in the store. */
+const LIST_PROJECTION: Document = { definition_snapshot: 0, initial_input: 0, final_output: 0, pending_requirements: 0, resolved_dependencies: 0 };
 
 /** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
 const DECIDABLE: RunStatus[] = ['running', 'awaiting_approval', 'paused'];
