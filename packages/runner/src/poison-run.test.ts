@@ -72,4 +72,41 @@ describe('poison-run protection', () => {
     }
     expect((await h.repos.runs.get(run.id))!.status).toBe('completed');
   });
+
+  it('does not count claims that ended at a gate, even when no node finished in between', async () => {
+    const engine = h.newEngine();
+    const wf = await h.createWorkflow([
+      { name: 'Ask', nodeType: 'step', executorKey: 'echo', humanReview: { requiresConfirmation: true, onReject: 'retry', maxRetries: 20 } },
+    ]);
+    const run = await h.createRun(wf.id);
+    engine.start(run.id);
+    await engine.idle();
+    for (let round = 0; round < MAX_CLAIMS_WITHOUT_PROGRESS + 2; round++) {
+      const [gate] = await h.pending(run.id);
+      await h.decide(run.id, { stepId: gate!.stepId, resolution: 'reject' }, engine);
+      await engine.idle();
+      expect((await h.repos.runs.get(run.id))!.status).toBe('awaiting_approval');
+    }
+    const [gate] = await h.pending(run.id);
+    await h.decide(run.id, { stepId: gate!.stepId, resolution: 'confirm' }, engine);
+    await engine.idle();
+    expect((await h.repos.runs.get(run.id))!.status).toBe('completed');
+  });
+
+  it('takes back the claim of a graceful shutdown, without forgetting earlier claims without progress', async () => {
+    const clock = movableClock();
+    const first = h.newEngine({ clock, leaseMs: 1_000 });
+    const wf = await h.createWorkflow([{ name: 'Hang', nodeType: 'step', executorKey: 'sleep', config: { ms: 3_600_000 } }]);
+    const run = await h.createRun(wf.id);
+    first.start(run.id);
+    await nodeRunIn(run.id, 'running');
+    await first.abort(run.id, 'simulated crash');
+    clock.advance(10 * 60_000);
+    const second = h.newEngine({ clock, leaseMs: 1_000 });
+    expect(await second.recoverOrphans()).toBe(1);
+    await nodeRunIn(run.id, 'running');
+    expect((await h.repos.runs.get(run.id))!.claimsSinceProgress).toBe(2);
+    await second.close(); // graceful: releases the run
+    expect((await h.repos.runs.get(run.id))!).toMatchObject({ leaseOwner: null, claimsSinceProgress: 1 });
+  });
 });

@@ -116,7 +116,13 @@ export class WorkflowRuns {
     if (!doc) return null;
     const run = toRecord(doc);
     const backoffMs = recoveryBackoffMs(run.claimsSinceProgress ?? 1, leaseMs);
-    if (backoffMs > 0) await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { recover_after: new Date(now.getTime() + leaseMs + backoffMs) } });
+    if (backoffMs > 0) {
+      try {
+        await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { recover_after: new Date(now.getTime() + leaseMs + backoffMs) } });
+      } catch {
+        // The backoff is advisory: the claim holds, and the run executes, without it.
+      }
+    }
     return run;
   }
 
@@ -265,11 +271,15 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 
-  /** Drops `owner`'s lease without changing the status (shutdown): another instance may claim it. */
+  /**
+   * Drops `owner`'s lease without changing the status (shutdown): another instance may claim it.
+   * The claim it gave up is taken back from `claims_since_progress` (a graceful stop is no sign of
+   * a poison run, but it does not wipe out earlier claims without progress either).
+   */
   async release(runId: string, owner: string, now: Date): Promise<boolean> {
     const result = await this.collection.updateOne(
       { _id: oid(runId), lease_owner: owner },
-      { $set: { lease_owner: null, lease_expires_at: null, claims_since_progress: 0, recover_after: null, updated_at: now } },
+      { $set: { lease_owner: null, lease_expires_at: null, recover_after: null, updated_at: now }, $inc: { claims_since_progress: -1 } },
     );
     return result.matchedCount === 1;
   }
