@@ -294,6 +294,8 @@ export class RunEngine {
     }
     const payload = outcome.status === 'completed' ? {} : { errorSummary: outcome.errorSummary };
     await ledger.event(`run.${outcome.status}`, payload);
+    // The run may have been deleted as soon as it ended (DELETE, retention): leave no orphan event.
+    if (!(await repos.runs.exists(ledger.run.id))) await repos.events.deleteByRun(ledger.run.id);
     logger.info({ runId: ledger.run.id, status: outcome.status }, 'run finished');
   }
 

@@ -125,4 +125,41 @@ describe('RetentionSweeper', () => {
     sweeper.start();
     await sweeper.stop();
   });
+
+  it('ends a pass after the deletion it is at when stopped', async () => {
+    const now = Date.now();
+    const wf = await workflow('stopping');
+    for (let i = 0; i < 5; i++) await run(wf, new Date(now - 40 * DAY));
+    const sweeper = new RetentionSweeper({ repos, store, logger, clock: clockAt(now), retentionDays: 30, keepPerWorkflow: null });
+    const original = repos.nodeRuns.deleteByRun.bind(repos.nodeRuns);
+    repos.nodeRuns.deleteByRun = async (runId) => {
+      void sweeper.stop();
+      return original(runId);
+    };
+    expect(await sweeper.sweep()).toBe(1);
+    expect((await repos.runs.list(wf, undefined, 1, 100)).total).toBe(4);
+  });
+});
+
+describe('a run deleted the moment it ends', () => {
+  it('leaves no event behind, even when its owner writes the final event after the deletion', async () => {
+    const { openHarness } = await import('./testing/harness.ts');
+    const h = await openHarness();
+    try {
+      const wf = await h.createWorkflow([{ name: 'A', nodeType: 'step', executorKey: 'echo' }]);
+      const created = await h.createRun(wf.id);
+      const append = h.repos.events.append.bind(h.repos.events);
+      h.repos.events.append = async (event, now, expected) => {
+        // A DELETE lands between the owner's status change and its final event.
+        if (event.type === 'run.completed') expect(await deleteEndedRun(h.repos, wf.id, created.id)).toBe('deleted');
+        return append(event, now, expected);
+      };
+      h.engine.start(created.id);
+      await h.engine.idle();
+      expect(await h.repos.runs.get(created.id)).toBeNull();
+      expect(await h.repos.events.listByRun(created.id)).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
 });

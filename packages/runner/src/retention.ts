@@ -18,7 +18,10 @@ export type RunDeletion = 'deleted' | 'not_found' | 'not_ended';
 /**
  * Deletes an ended run of `workflowId` with its node runs and events. Node runs and events go
  * first, the run document last, so an interrupted deletion leaves a visible run that can be
- * deleted again, never invisible leftovers. Throws store errors.
+ * deleted again, never invisible leftovers. The run's owner may still be appending its final
+ * event just after the run ended: events are deleted once more after the run document, and the
+ * engine deletes an event it wrote for a run that is gone by then (see `RunEngine`). Throws
+ * store errors.
  */
 export async function deleteEndedRun(repos: Repositories, workflowId: string, runId: string): Promise<RunDeletion> {
   const run = await repos.runs.getInWorkflow(workflowId, runId);
@@ -26,9 +29,12 @@ export async function deleteEndedRun(repos: Repositories, workflowId: string, ru
   if (!isTerminalRunStatus(run.status)) return 'not_ended';
   await repos.nodeRuns.deleteByRun(runId);
   await repos.events.deleteByRun(runId);
-  return (await repos.runs.deleteEnded(runId)) ? 'deleted' : 'not_ended';
+  if (!(await repos.runs.deleteEnded(runId))) return (await repos.runs.exists(runId)) ? 'not_ended' : 'not_found';
+  await repos.events.deleteByRun(runId);
+  return 'deleted';
 }
 
+/** Options of {@link RetentionSweeper}. */
 export interface RetentionSweeperOptions {
   repos: Repositories;
   store: DocumentStore;
@@ -45,8 +51,18 @@ export interface RetentionSweeperOptions {
 /** Runs deleted per query of a pass (a pass repeats until nothing is left). */
 const BATCH = 200;
 
+/** A pass ends early because the sweeper is stopping. */
+class RetentionStopped extends Error {
+  override readonly name = 'RetentionStopped';
+}
+
+/**
+ * Applies the retention policy now and then (see the module comment). One instance per process;
+ * any number of instances may sweep the same store (each deletion is a compare-and-set).
+ */
 export class RetentionSweeper {
   private timer: NodeJS.Timeout | null = null;
+  private stopping = false;
   private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
 
@@ -59,36 +75,46 @@ export class RetentionSweeper {
     return this.options.retentionDays !== null || this.options.keepPerWorkflow !== null;
   }
 
-  /** One pass of the policy; resolves with how many runs it deleted. Compacts the store when that is more than none. */
+  /**
+   * One pass of the policy; resolves with how many runs it deleted. Compacts the store when that
+   * is more than none. A pass interrupted by {@link stop} resolves with what it deleted so far.
+   */
   async sweep(): Promise<number> {
+    const counter = { deleted: 0 };
+    try {
+      await this.pass(counter);
+    } catch (error) {
+      if (!(error instanceof RetentionStopped)) throw error;
+    }
+    if (counter.deleted > 0) {
+      await this.options.store.compact();
+      this.options.logger.info({ deleted: counter.deleted, retentionDays: this.options.retentionDays, keepPerWorkflow: this.options.keepPerWorkflow }, 'retention deleted ended runs');
+    }
+    return counter.deleted;
+  }
+
+  /** The deletions of one pass, counted in `counter`. */
+  private async pass(counter: { deleted: number }): Promise<void> {
     const { repos, retentionDays, keepPerWorkflow } = this.options;
-    let deleted = 0;
     if (retentionDays !== null) {
       const cutoff = new Date(this.clock.now().getTime() - retentionDays * 86_400_000);
       for (let runs = await repos.runs.listEndedBefore(cutoff, BATCH); runs.length > 0; runs = await repos.runs.listEndedBefore(cutoff, BATCH)) {
-        let batch = 0;
-        for (const { runId, workflowId } of runs) batch += await this.delete(workflowId, runId);
-        deleted += batch;
-        if (batch === 0) break; // nothing could go (deleted elsewhere meanwhile): no busy loop
+        const before = counter.deleted;
+        for (const { runId, workflowId } of runs) await this.delete(workflowId, runId, counter);
+        if (counter.deleted === before) break; // nothing could go (deleted elsewhere meanwhile): no busy loop
       }
     }
     if (keepPerWorkflow !== null) {
       for (let workflows = await repos.definitions.listIdsAfter(null, BATCH); workflows.length > 0; workflows = await repos.definitions.listIdsAfter(workflows.at(-1)!, BATCH)) {
         for (const workflowId of workflows) {
           for (let ids = await repos.runs.listEndedBeyond(workflowId, keepPerWorkflow, BATCH); ids.length > 0; ids = await repos.runs.listEndedBeyond(workflowId, keepPerWorkflow, BATCH)) {
-            let batch = 0;
-            for (const runId of ids) batch += await this.delete(workflowId, runId);
-            deleted += batch;
-            if (batch === 0) break;
+            const before = counter.deleted;
+            for (const runId of ids) await this.delete(workflowId, runId, counter);
+            if (counter.deleted === before) break;
           }
         }
       }
     }
-    if (deleted > 0) {
-      await this.options.store.compact();
-      this.options.logger.info({ deleted, retentionDays, keepPerWorkflow }, 'retention deleted ended runs');
-    }
-    return deleted;
   }
 
   /** Sweeps now and then every `intervalMs` until {@link stop}, when a policy is configured. */
@@ -102,15 +128,17 @@ export class RetentionSweeper {
     this.timer.unref();
   }
 
-  /** Stops; resolves once a pass in progress has finished. */
+  /** Stops; a pass in progress ends after the deletion it is at; resolves once it has. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
   }
 
-  /** Deletes one ended run; 1 when it went, else 0. */
-  private async delete(workflowId: string, runId: string): Promise<number> {
-    return (await deleteEndedRun(this.options.repos, workflowId, runId)) === 'deleted' ? 1 : 0;
+  /** Deletes one ended run, counting it in `counter` when it went. Throws {@link RetentionStopped} once {@link stop} was called. */
+  private async delete(workflowId: string, runId: string, counter: { deleted: number }): Promise<void> {
+    if (this.stopping) throw new RetentionStopped();
+    if ((await deleteEndedRun(this.options.repos, workflowId, runId)) === 'deleted') counter.deleted += 1;
   }
 }

@@ -143,8 +143,9 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         throw new NotFoundError('Run');
       }
       if (outcome === 'not_ended') {
-        const status = (await repos.runs.get(runId))?.status ?? 'unknown';
-        throw new ConflictError(`Run is ${status}: only an ended run (completed, failed or cancelled) can be deleted`);
+        const run = await repos.runs.get(runId);
+        if (!run) throw new NotFoundError('Run'); // deleted meanwhile by another request
+        throw new ConflictError(`Run is ${run.status}: only an ended run (completed, failed or cancelled) can be deleted`);
       }
       return reply.status(204).send(null);
     },

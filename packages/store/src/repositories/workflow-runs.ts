@@ -79,6 +79,11 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 
+  /** True when the run exists (reads no field of it). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.collection.countDocuments({ _id: oid(id) })) === 1;
+  }
+
   /** The run when it belongs to `workflowId`, else null. */
   async getInWorkflow(workflowId: string, runId: string): Promise<RunRecord | null> {
     const doc = await this.collection.findOne({ _id: oid(runId), workflow_definition_id: oid(workflowId) });
