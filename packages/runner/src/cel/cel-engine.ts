@@ -27,6 +27,7 @@ import type { CelEnv, CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { CelEvaluationError } from './cel-evaluation-error.ts';
 import { appendFunction } from './accumulator.ts';
+import { replaceFunctions } from './safe-strings.ts';
 import { celToJson } from './cel-to-json.ts';
 import type { JsonValue } from './cel-to-json.ts';
 import { compileExpression } from './compile.ts';
@@ -70,7 +71,7 @@ const DEFAULT_CACHE_SIZE = 1000;
  * compile are not cached. Variables are untyped (`dyn`): their values are JSON.
  */
 export class CelEngine {
-  readonly #env: CelEnv = celEnv({ funcs: [...strings, ...meteringFunctions, appendFunction] });
+  readonly #env: CelEnv = celEnv({ funcs: [...strings.filter((func) => func.name !== 'replace'), ...replaceFunctions, ...meteringFunctions, appendFunction] });
   readonly #limits: CelExpressionLimits;
   readonly #budget: number;
   readonly #cache: LruCache<string, CompiledExpression>;

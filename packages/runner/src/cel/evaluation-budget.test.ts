@@ -30,6 +30,35 @@ describe('the evaluation budget', () => {
     expect(failure(() => engine.evaluate('input.l.map(x, input.l)', { input: { l: numbers(8000) } }))).toMatch(/cost budget/);
   });
 
+  it('charges deep sizes, string sizes and the output of replace, so no construct escapes the budget', () => {
+    const big = numbers(100_000);
+    const variables = {
+      input: { l: numbers(8000), big, big2: [...big], nested: { a: big }, nested2: { a: [...big] }, s: 'x'.repeat(1 << 20), s50: 'x'.repeat(50_000), short: 'y'.repeat(1000) },
+    };
+    const x1000 = `'${'x'.repeat(1000)}'`;
+    for (const expression of [
+      'input.l.all(x, size(input.s) > 0)',
+      'input.l.all(x, [input.big] == [input.big2])',
+      'input.l.all(x, input.nested == input.nested2)',
+      'input.l.all(x, size("%s".format([input.big])) > 0)',
+      'size(input.s50.replace("x", input.short.substring(0, 100)))',
+      `size(${x1000}.replace('x', ${x1000}).replace('x', ${x1000}))`,
+    ]) {
+      expect(failure(() => engine.evaluate(expression, variables)), expression).toMatch(/cost budget/);
+    }
+    expect(engine.evaluate('input.big[0] + input.big[99999]', variables)).toBe(99_999);
+  });
+
+  it('replaces in linear time with the semantics of the strings extension', () => {
+    expect(engine.evaluate("'a.b.c'.replace('.', '-')", {})).toBe('a-b-c');
+    expect(engine.evaluate("'a.b.c'.replace('.', '-', 1)", {})).toBe('a-b.c');
+    expect(engine.evaluate("'a.b.c'.replace('.', '-', 0)", {})).toBe('a.b.c');
+    expect(engine.evaluate("'a.b.c'.replace('.', '-', -1)", {})).toBe('a-b-c');
+    expect(engine.evaluate("'aaa'.replace('aa', 'b')", {})).toBe('ba');
+    expect(engine.evaluate("'ab'.replace('', '-')", {})).toBe('-a-b-');
+    expect(engine.evaluate("'ab'.replace('', '-', 2)", {})).toBe('-a-b');
+  });
+
   it('fails an evaluation that ran out even when the expression absorbed the error', () => {
     const variables = { input: { l: numbers(8000) } };
     expect(failure(() => engine.evaluate('input.l.exists(x, input.l.exists(y, y < 0.0)) || true', variables))).toMatch(/cost budget/);

@@ -6,10 +6,13 @@
  * seconds. Every compiled expression is therefore instrumented (see `metering.ts`) with calls to
  * the functions below, which charge the evaluation's budget in work units:
  * - 1 unit per comprehension iteration (`all`, `exists`, `exists_one`, `map`, `filter`);
- * - 1 unit per function or operator argument, plus its size: the elements of a list or map, and
- *   one unit per {@link STRING_UNIT_CHARS} characters of a string or bytes (work such as `in`,
- *   `==`, `+`, `contains` or `matches` is linear in those sizes);
- * - the size of the range a comprehension iterates over, each time it starts;
+ * - 1 unit per function or operator argument, plus its deep size: every element of a list, key
+ *   and value of a map, nested ones included, and one unit per {@link STRING_UNIT_CHARS}
+ *   characters of a string or bytes (work such as `in`, `==`, `+`, `contains`, `format` or
+ *   `matches` is linear in those sizes);
+ * - the size of what `replace` would build, before it builds it (`safe-strings.ts`);
+ * - the (shallow) size of the range a comprehension iterates over, each time it starts, and of
+ *   the argument of `size`;
  * - one unit per element or character when the result is converted to JSON.
  * When the total passes the budget the evaluation stops at once with
  * {@link CelBudgetExceededError}, which fails the node without retries. The default budget (see
@@ -23,7 +26,7 @@ import type { CelFunc } from '@bufbuild/cel';
 export const DEFAULT_EVALUATION_BUDGET = 100_000;
 
 /** Characters of a string (or bytes of a bytes value) that count as one work unit. */
-export const STRING_UNIT_CHARS = 64;
+export const STRING_UNIT_CHARS = 16;
 
 /** Thrown, and returned as the evaluation's failure, when an evaluation spends more than its budget. */
 export class CelBudgetExceededError extends Error {
@@ -56,6 +59,11 @@ export class EvaluationBudget {
     return this.#exceeded;
   }
 
+  /** Units left before the limit (0 once exceeded). */
+  get remaining(): number {
+    return Math.max(0, this.limit - this.#spent);
+  }
+
   /** Adds `units`. @throws CelBudgetExceededError when the total passes the limit. */
   charge(units: number): void {
     this.#spent += units;
@@ -66,12 +74,38 @@ export class EvaluationBudget {
   }
 }
 
-/** Work units for `value`: its elements (list, map), or its length in {@link STRING_UNIT_CHARS} (string, bytes). */
-export function sizeUnits(value: unknown): number {
+/** Deep sizes already computed, by list or map (values are immutable during an evaluation). */
+const deepSizes = new WeakMap<object, number>();
+
+/** Smaller lists and maps are measured again rather than remembered (cheaper than the WeakMap). */
+const MEMO_MIN_UNITS = 64;
+
+/**
+ * Work units for `value`, deeply: every element of a list, every key and value of a map (and
+ * theirs, recursively), and one unit per {@link STRING_UNIT_CHARS} characters of a string or
+ * bytes. The walk stops once it passes `limit` (then the result is only known to be larger);
+ * complete results are remembered per list or map.
+ */
+export function sizeUnits(value: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   if (typeof value === 'string') return Math.ceil(value.length / STRING_UNIT_CHARS);
   if (value instanceof Uint8Array) return Math.ceil(value.length / STRING_UNIT_CHARS);
-  if (isCelList(value) || isCelMap(value)) return value.size;
-  return 0;
+  if (!isCelList(value) && !isCelMap(value)) return 0;
+  const known = deepSizes.get(value);
+  if (known !== undefined) return known;
+  let units = 0;
+  if (isCelList(value)) {
+    for (const element of value) {
+      units += 1 + sizeUnits(element, limit - units);
+      if (units > limit) return units;
+    }
+  } else {
+    for (const [key, element] of value) {
+      units += 1 + sizeUnits(key, limit - units) + sizeUnits(element, limit - units);
+      if (units > limit) return units;
+    }
+  }
+  if (units >= MEMO_MIN_UNITS) deepSizes.set(value, units);
+  return units;
 }
 
 /** The budget of the evaluation in progress; evaluations are synchronous, so one slot suffices. */
@@ -98,6 +132,12 @@ export function chargeBudget(units: number): void {
 
 /** Name of the function wrapped around arguments and iteration ranges: charges 1 + the value's size. */
 export const METER_VALUE = '@meter_value';
+/**
+ * Name of the function wrapped around comprehension ranges and the argument of `size`: charges 1
+ * + the value's shallow size (elements of a list or map, not theirs; string and bytes length), as
+ * walking a range or taking a size does not look into the elements.
+ */
+export const METER_SHALLOW = '@meter_shallow';
 /** Name of the function wrapped around comprehension loop conditions: charges 1 per iteration. */
 export const METER_ITERATION = '@meter_iteration';
 
@@ -108,7 +148,11 @@ export const METER_ITERATION = '@meter_iteration';
  */
 export const meteringFunctions: readonly CelFunc[] = [
   celFunc(METER_VALUE, [CelScalar.DYN], CelScalar.DYN, (value) => {
-    current?.charge(1 + sizeUnits(value));
+    if (current) current.charge(1 + sizeUnits(value, current.remaining));
+    return value;
+  }),
+  celFunc(METER_SHALLOW, [CelScalar.DYN], CelScalar.DYN, (value) => {
+    current?.charge(1 + (isCelList(value) || isCelMap(value) ? value.size : sizeUnits(value)));
     return value;
   }),
   celFunc(METER_ITERATION, [CelScalar.DYN], CelScalar.DYN, (value) => {

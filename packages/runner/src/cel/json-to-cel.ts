@@ -8,9 +8,9 @@
  * Anything else (bigint, functions, symbols, `Date`, `Map`, class instances) is rejected with an
  * Error naming the path of the value (`input.when`), when evaluation reaches it.
  *
- * Objects are converted lazily, one property at a time as the expression reads them, so an
- * expression that reads one field of a large run context does not copy the whole context; each
- * property is converted at most once per evaluation.
+ * Objects and arrays are converted lazily, one property or element at a time as the expression
+ * reads them, so an expression that reads one field of a large run context does not copy the
+ * whole context; each is converted at most once per evaluation.
  * Keys are looked up as own properties only: `input.constructor` or `input.__proto__` find the
  * data's own keys of that name or nothing, never JavaScript prototype members.
  */
@@ -41,13 +41,59 @@ function toCelValue(value: unknown, path: string): CelInput {
       return value;
     case 'object':
       if (value === null) return null;
-      if (Array.isArray(value)) return celList(value.map((element: unknown, index) => toCelValue(element ?? null, childPath(path, index))));
+      if (Array.isArray(value)) return celList((isFlat(value) ? value : lazyElements(value, path)) as readonly CelInput[]);
       if (isPlainObject(value)) return celMap(new JsonObjectMap(value, path));
       throw new Error(`${path} is not a JSON value (${value.constructor?.name ?? 'object'})`);
     default:
       throw new Error(`${path} is not a JSON value (${typeof value})`);
   }
 }
+
+/** Arrays known to hold only strings, numbers, booleans and nulls (usable as CEL lists as they are), by array. */
+const flatArrays = new WeakMap<readonly unknown[], boolean>();
+
+/** True when every element of `array` is a string, number, boolean or null (remembered per array). */
+function isFlat(array: readonly unknown[]): boolean {
+  let flat = flatArrays.get(array);
+  if (flat === undefined) {
+    flat = array.every((element) => element === null || typeof element === 'string' || typeof element === 'number' || typeof element === 'boolean');
+    flatArrays.set(array, flat);
+  }
+  return flat;
+}
+
+/**
+ * A read-only view of a JSON array whose elements are converted when first read (then kept), for
+ * @bufbuild/cel's list (which reads `length`, `[index]` and `values()`): `input.items[0]` converts
+ * one element of a large array, not all of them.
+ */
+function lazyElements(array: readonly unknown[], path: string): unknown[] {
+  const converted = new Map<number, CelInput>();
+  const element = (index: number): CelInput => {
+    let value = converted.get(index);
+    if (value === undefined && !converted.has(index)) {
+      value = toCelValue(array[index] ?? null, childPath(path, index));
+      converted.set(index, value);
+    }
+    return value as CelInput;
+  };
+  function* values(): Generator<CelInput> {
+    for (let index = 0; index < array.length; index++) yield element(index);
+  }
+  return new Proxy(array as unknown[], {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && ARRAY_INDEX.test(property)) {
+        const index = Number(property);
+        return index < target.length ? element(index) : undefined;
+      }
+      if (property === 'values' || property === Symbol.iterator) return values;
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/** A canonical array index (`0`, `17`; not `01` or `-1`). */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
 type CelMapKey = bigint | string | boolean | CelUint;
 

@@ -2,11 +2,11 @@
  * Instruments a parsed CEL expression so that its evaluation charges the evaluation's budget
  * (see `evaluation-budget.ts` for the cost model). The syntax tree is rewritten before planning:
  * - every comprehension's loop condition `c` becomes `@meter_iteration(c)` (evaluated once per
- *   iteration) and its range `r` becomes `@meter_value(r)`;
- * - every argument (and receiver) `a` of a function or operator becomes `@meter_value(a)`, except
+ *   iteration) and its range `r` becomes `@meter_shallow(r)`;
+ * - every argument (and receiver) `a` of a function or operator becomes `@meter_value(a)`
+ *   (`@meter_shallow(a)` for `size`), except
  *   constants, the macro accumulator, the receiver of a namespaced call such as `strings.quote`,
- *   and the operands of operators the planner evaluates itself (`&&`, `||`, `?:`, indexing) or
- *   that take constant time (`size`).
+ *   and the operands of operators the planner evaluates itself (`&&`, `||`, `?:`, indexing).
  * - the step `@result + [e]` of `map` and `filter` becomes `@append(@result, e)` (see
  *   `accumulator.ts`).
  * The metering functions return their argument unchanged, so results are the same; errors
@@ -16,12 +16,12 @@ import { create } from '@bufbuild/protobuf';
 import { ExprSchema } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CelEnv } from '@bufbuild/cel';
 import { APPEND } from './accumulator.ts';
-import { METER_ITERATION, METER_VALUE } from './evaluation-budget.ts';
+import { METER_ITERATION, METER_SHALLOW, METER_VALUE } from './evaluation-budget.ts';
 import { PLANNER_OPERATORS, qualifiedName } from './expression-analysis.ts';
 import type { Expr, ParsedExpression } from './expression-analysis.ts';
 
-/** Calls whose operands are not metered: evaluated by the planner itself, or constant-time. */
-const UNMETERED_CALLS: ReadonlySet<string> = new Set([...PLANNER_OPERATORS, 'size']);
+/** Calls whose operands are not metered: evaluated by the planner itself (`&&`, `||`, `?:`, indexing). */
+const UNMETERED_CALLS: ReadonlySet<string> = PLANNER_OPERATORS;
 
 /**
  * Rewrites `parsed` in place (see the module comment) and returns it. `env` resolves namespaced
@@ -38,14 +38,15 @@ export function addMetering(parsed: ParsedExpression, env: CelEnv): ParsedExpres
     const kind = expr.exprKind;
     if (kind.case === 'comprehensionExpr') {
       const loop = kind.value;
-      if (loop.iterRange) loop.iterRange = meter(METER_VALUE, loop.iterRange);
+      if (loop.iterRange) loop.iterRange = meter(METER_SHALLOW, loop.iterRange);
       if (loop.loopCondition) loop.loopCondition = meter(METER_ITERATION, loop.loopCondition);
     } else if (kind.case === 'callExpr' && !UNMETERED_CALLS.has(kind.value.function)) {
       const call = kind.value;
       appendInPlace(call);
-      call.args = call.args.map((arg) => (isMetered(arg) ? meter(METER_VALUE, arg) : arg));
+      const meterFunction = call.function === 'size' ? METER_SHALLOW : METER_VALUE;
+      call.args = call.args.map((arg) => (isMetered(arg) ? meter(meterFunction, arg) : arg));
       if (call.target !== undefined && isMetered(call.target) && !isNamespace(call.target, call.function, env)) {
-        call.target = meter(METER_VALUE, call.target);
+        call.target = meter(meterFunction, call.target);
       }
     }
   };
