@@ -23,6 +23,12 @@ export const RESPONSE_SNAPSHOT_BUDGET_BYTES = 4 * 1024 * 1024;
 /** Node runs carried by one run in a run detail or run list response. */
 export const MAX_INLINE_NODE_RUNS = 100;
 
+/** Node runs per page of `GET .../nodes`: the default and the maximum. */
+export const NODE_RUN_PAGE_SIZE = 100;
+
+/** Bytes of `null` as JSON text: a snapshot of this size is null (no need to read it). */
+export const JSON_NULL_BYTES = 4;
+
 /** Longest error text kept (a node run's `error`, a run's `errorSummary`, event payloads), in characters. */
 export const MAX_ERROR_CHARS = 8_192;
 

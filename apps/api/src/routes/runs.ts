@@ -8,6 +8,7 @@ import { deleteEndedRun } from '@switchyard/runner';
 import {
   ConflictError,
   ErrorBody,
+  NODE_RUN_PAGE_SIZE,
   NodeRunDetail,
   NodeRunListQuery,
   NodeRunListResponse,
@@ -167,7 +168,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
-      const { page = 1, perPage = 100 } = request.query;
+      const { page = 1, perPage = NODE_RUN_PAGE_SIZE } = request.query;
       const [heads, total] = await Promise.all([repos.nodeRuns.listHeads(run.id, (page - 1) * perPage, perPage), repos.nodeRuns.countByRun(run.id)]);
       const nodeRuns = await nodeRunViews(repos, heads, new SnapshotBudget());
       return { runId: run.id, workflowId: run.workflowDefinitionId, nodeRuns, pagination: pagination(total, page, perPage) };

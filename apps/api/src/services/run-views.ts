@@ -5,6 +5,7 @@
  * snapshot data however large the run.
  */
 import {
+  JSON_NULL_BYTES,
   MAX_INLINE_NODE_RUNS,
   SnapshotBudget,
   toNodeRunDetail,
@@ -25,8 +26,6 @@ const FIELDS: ReadonlyArray<readonly [SnapshotField, keyof SnapshotBytes]> = [
   ['originalOutputSnapshot', 'originalOutput'],
 ];
 
-/** Bytes of `null` as JSON: a snapshot of this size is null and needs no read. */
-const NULL_BYTES = 4;
 
 /**
  * Views of `heads` (node runs read without snapshots, e.g. by `NodeRuns.listHeads`), each with
@@ -42,11 +41,11 @@ export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunR
     const record: NodeRunRecord = { ...(legacy ?? head) };
     const omitted: OmittedSnapshots = {};
     for (const [field, key] of FIELDS) {
-      const bytes = record.snapshotBytes?.[key] ?? NULL_BYTES;
+      const bytes = record.snapshotBytes?.[key] ?? JSON_NULL_BYTES;
       if (!budget.take(bytes)) {
         omitted[field] = bytes;
         delete record[field];
-      } else if (legacy === null && bytes > NULL_BYTES) {
+      } else if (legacy === null && bytes > JSON_NULL_BYTES) {
         wanted.get(field)!.push(record.id);
       }
     }

@@ -6,6 +6,7 @@ import Type, { type Static } from 'typebox';
 import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
+import { NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -87,7 +88,7 @@ export const NodeRunListResponse = Type.Object({
 /** Query of GET .../runs/{run_id}/nodes: `perPage` 1..100, default 100 (a run of up to 100 node runs fits one page, as in the spec). */
 export const NodeRunListQuery = Type.Object({
   page: PageQuery.properties.page,
-  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: NODE_RUN_PAGE_SIZE, default: NODE_RUN_PAGE_SIZE })),
 });
 export type NodeRunListQuery = Static<typeof NodeRunListQuery>;
 export type NodeRunListResponse = Static<typeof NodeRunListResponse>;

@@ -19,7 +19,6 @@ export function writeFully(fd: number, data: string | Uint8Array, write: WriteFu
   }
 }
 
-/** fsyncs the directory `path`, making renames and creations in it durable. Throws the fs error. */
 /** Characters gathered before one write by {@link writeLinesDurably}. */
 const WRITE_BATCH_CHARS = 1 << 20;
 
@@ -40,6 +39,7 @@ export function writeLinesDurably(fd: number, lines: Iterable<string>): void {
   fsyncSync(fd);
 }
 
+/** fsyncs the directory `path`, making renames and creations in it durable. Throws the fs error. */
 export function fsyncDirectory(path: string): void {
   const fd = openSync(path, 'r');
   try {

@@ -33,6 +33,11 @@ export function recordToDocument(record: { id: string } & object, refFields: rea
   return { _id: oid(id), ...doc };
 }
 
+/** The 24-hex id of a document read from either backend. */
+export function hexId(doc: Document): string {
+  return (doc._id as ObjectId).toHexString();
+}
+
 /** Document -> record: the inverse of {@link recordToDocument}. */
 export function documentToRecord<T>(doc: Document, refFields: readonly string[] = []): T {
   const { _id, ...rest } = doc;

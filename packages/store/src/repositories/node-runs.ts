@@ -3,9 +3,9 @@
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
 import type { NodeRunRecord, NodeRunStatus, NodeType, SnapshotField } from '@switchyard/domain';
-import { boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
+import { JSON_NULL_BYTES, boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
-import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
+import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
 
 export const NODE_RUNS = 'node_runs';
 const REFS = ['workflowRunId', 'workflowDefinitionId'] as const;
@@ -89,7 +89,7 @@ export class NodeRuns {
     if (nodeRunIds.length === 0) return found;
     const documentField = SNAPSHOT_DOCUMENT_FIELDS[field];
     const docs = await this.collection.find({ _id: { $in: nodeRunIds.map(oid) } }, { projection: { [documentField]: 1 } });
-    for (const doc of docs) found.set((doc._id as { toHexString(): string }).toHexString(), fromStoredUserData(doc[documentField] ?? null));
+    for (const doc of docs) found.set(hexId(doc), fromStoredUserData(doc[documentField] ?? null));
     return found;
   }
 
@@ -137,8 +137,8 @@ export class NodeRuns {
           // An earlier attempt's original output (before a review edit) is not this attempt's.
           original_output_snapshot: null,
           'snapshot_bytes.input': start.inputBytes ?? jsonByteLength(start.inputSnapshot),
-          'snapshot_bytes.output': NULL_BYTES,
-          'snapshot_bytes.original_output': NULL_BYTES,
+          'snapshot_bytes.output': JSON_NULL_BYTES,
+          'snapshot_bytes.original_output': JSON_NULL_BYTES,
           error: null,
           finished_at: null,
           updated_at: now,
@@ -162,7 +162,7 @@ export class NodeRuns {
           ...identityFields(start, now),
           attempt: 0,
           input_snapshot: null,
-          snapshot_bytes: { input: NULL_BYTES, output: NULL_BYTES, original_output: NULL_BYTES },
+          snapshot_bytes: { input: JSON_NULL_BYTES, output: JSON_NULL_BYTES, original_output: JSON_NULL_BYTES },
           error: null,
           finished_at: null,
           created_at: now,
@@ -237,8 +237,6 @@ export class NodeRuns {
   }
 }
 
-/** Bytes of `null` as JSON. */
-const NULL_BYTES = 4;
 
 
 /** The fields a node run document gets when it is created, besides its key. */

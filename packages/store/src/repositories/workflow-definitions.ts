@@ -4,7 +4,7 @@
  */
 import { DuplicateEntryError, type WorkflowRecord } from '@switchyard/domain';
 import { isDuplicateKeyError, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
-import { documentToRecord, escapeRegex, newId, oid, recordToDocument } from './documents.ts';
+import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
 
 export const WORKFLOW_DEFINITIONS = 'workflow_definitions';
 
@@ -63,13 +63,13 @@ export class WorkflowDefinitions {
     return doc ? documentToRecord<WorkflowRecord>(doc) : null;
   }
 
-  /** Deletes the definition; false when it did not exist. */
   /** Ids of the workflows after `afterId` (all when null), in id order, at most `limit`: for scans in batches. */
   async listIdsAfter(afterId: string | null, limit: number): Promise<string[]> {
     const docs = await this.collection.find(afterId === null ? {} : { _id: { $gt: oid(afterId) } }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
-    return docs.map((doc) => (doc._id as { toHexString(): string }).toHexString());
+    return docs.map(hexId);
   }
 
+  /** Deletes the definition; false when it did not exist. */
   async delete(id: string): Promise<boolean> {
     const { deletedCount } = await this.collection.deleteOne({ _id: oid(id) });
     return deletedCount === 1;

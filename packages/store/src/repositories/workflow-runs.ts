@@ -5,7 +5,7 @@
  */
 import { RUN_TRANSITIONS, TERMINAL_RUN_STATUSES, boundedText, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
-import { documentToRecord, newId, oid, recordToDocument } from './documents.ts';
+import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
 
 export const WORKFLOW_RUNS = 'workflow_runs';
 const REFS = ['workflowDefinitionId', 'parentRunId'] as const;
@@ -364,10 +364,6 @@ export function recoveryBackoffMs(claims: number, leaseMs: number): number {
 
 function noLiveLease(now: Date): Document {
   return { $or: [{ lease_expires_at: null }, { lease_expires_at: { $lt: now } }] };
-}
-
-function hexId(doc: Document): string {
-  return (doc._id as { toHexString(): string }).toHexString();
 }
 
 function toRecord(doc: Document): RunRecord {
