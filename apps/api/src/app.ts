@@ -9,8 +9,10 @@ import httpErrors, { SERVER_ERROR_OPTIONS } from './plugins/http-errors.ts';
 import { installJsonParser } from './plugins/json-body.ts';
 import { installValidators } from './plugins/validation.ts';
 import { installBodyGuard } from './plugins/body-guard.ts';
+import { ssePlugin } from './plugins/sse.ts';
 import swagger from './plugins/swagger.ts';
 import approvalRoutes from './routes/approvals.ts';
+import eventRoutes from './routes/events.ts';
 import runRoutes from './routes/runs.ts';
 import workflowRoutes from './routes/workflows.ts';
 import type { AppServices } from './services/index.ts';
@@ -48,6 +50,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(ssePlugin, { heartbeatInterval: 15_000 });
+  await app.register(eventRoutes, { prefix: API_PREFIX, services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;
 }

@@ -25,6 +25,8 @@ describe('openapi/openapi.json', () => {
         'DELETE /api/v1/workflows/{workflow_id}/runs/{run_id}',
         'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/approve',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes',
+        'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events',
+        'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events/stream',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
       ].sort(),
     );

@@ -9,5 +9,6 @@ export * from './schemas/run.ts';
 export * from './records.ts';
 export * from './views.ts';
 export * from './response-bounds.ts';
+export * from './run-events.ts';
 export * from './hitl.ts';
 export * from './schemas/approval.ts';

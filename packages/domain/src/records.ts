@@ -162,6 +162,7 @@ export interface RunEventRecord {
   id: string;
   runId: string;
   seq: number;
+  /** One of `RUN_EVENT_TYPES` (`run-events.ts`); events of older versions may hold others. */
   type: string;
   payload: Record<string, unknown>;
   createdAt: Date;

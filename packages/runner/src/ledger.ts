@@ -4,7 +4,7 @@
  * gates were raised and how they were decided, and the writes that record new node runs,
  * requirements and run events.
  */
-import type { NodeRunRecord, NodeType, RequirementRecord, RunRecord } from '@switchyard/domain';
+import type { NodeRunRecord, NodeType, RequirementRecord, RunEventType, RunRecord } from '@switchyard/domain';
 import { SETTLED_NODE_RUN_STATUSES } from '@switchyard/domain';
 import type { NodeRunEnd, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
@@ -149,7 +149,7 @@ export class RunLedger {
    * so concurrent branches never race each other for a number; other writers (a decision, the
    * sweeper) are arbitrated by the unique index.
    */
-  event(type: string, payload: Record<string, unknown>): Promise<void> {
+  event(type: RunEventType, payload: Record<string, unknown>): Promise<void> {
     const write = this.events.then(async () => {
       const seq = await this.repos.events.append(
         { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload },

@@ -8,7 +8,7 @@ import { WorkflowDefinitions } from './workflow-definitions.ts';
 import { WorkflowRuns } from './workflow-runs.ts';
 
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
-export { RunEvents } from './run-events.ts';
+export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
 export { WorkflowDefinitions, type WorkflowChanges } from './workflow-definitions.ts';
 export { WorkflowRuns, type NewRun, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';

@@ -6,16 +6,36 @@
  * (usually the owner of the run, which knows its last one) and the unique index arbitrates; on a
  * clash it reads the current last number and tries again. No counter document is written per
  * event.
+ *
+ * This is the one writer of run events: listeners registered with {@link RunEvents.onAppend}
+ * learn of every event this process appends (the live stream pushes them; other processes' events
+ * are found by polling on `seq`).
  */
-import type { RunEventRecord } from '@switchyard/domain';
+import type { RunEventRecord, RunEventType } from '@switchyard/domain';
 import { toStoredUserData, fromStoredUserData } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { newId, oid } from './documents.ts';
 
 export const RUN_EVENTS = 'run_events';
 
+/** Receives each event this process appended, after it is stored. Must not throw. */
+export type RunEventListener = (event: RunEventRecord) => void;
+
+/** Filters of {@link RunEvents.list}. */
+export interface RunEventFilter {
+  /** Only events with a higher `seq` (default 0: from the first). */
+  afterSeq?: number;
+  /** At most this many (default 100). */
+  limit?: number;
+  /** Only these types. */
+  types?: readonly RunEventType[];
+  /** Only events about this node (`payload.nodeId`). */
+  nodeId?: string;
+}
+
 export class RunEvents {
   private readonly collection: DocumentCollection;
+  private readonly listeners = new Set<RunEventListener>();
   constructor(store: DocumentStore) {
     this.collection = store.collection(RUN_EVENTS);
   }
@@ -32,15 +52,16 @@ export class RunEvents {
    * `payload` is user-visible JSON (its keys are stored as given). Throws after 20 clashes in a row.
    */
   async append(
-    event: { runId: string; workflowDefinitionId: string; type: string; payload: Record<string, unknown> },
+    event: { runId: string; workflowDefinitionId: string; type: RunEventType; payload: Record<string, unknown> },
     now: Date,
     expectedSeq?: number,
   ): Promise<number> {
     let seq = expectedSeq ?? (await this.lastSeq(event.runId)) + 1;
     for (let attempt = 1; ; attempt++) {
       try {
+        const id = newId();
         await this.collection.insertOne({
-          _id: oid(newId()),
+          _id: oid(id),
           run_id: oid(event.runId),
           workflow_definition_id: oid(event.workflowDefinitionId),
           seq,
@@ -48,6 +69,7 @@ export class RunEvents {
           payload: toStoredUserData(event.payload),
           created_at: now,
         });
+        this.notify({ id, runId: event.runId, seq, type: event.type, payload: event.payload, createdAt: now });
         return seq;
       } catch (error) {
         if (!isDuplicateKeyError(error) || attempt >= 20) throw error;
@@ -62,10 +84,32 @@ export class RunEvents {
     return last ? (last.seq as number) : 0;
   }
 
+  /**
+   * Registers `listener` for every event this process appends from now on; returns the function
+   * that unregisters it.
+   */
+  onAppend(listener: RunEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A run's events in `seq` order, filtered (see {@link RunEventFilter}). */
+  async list(runId: string, filter: RunEventFilter = {}): Promise<RunEventRecord[]> {
+    const query: Document = { run_id: oid(runId), seq: { $gt: filter.afterSeq ?? 0 } };
+    if (filter.types) query.type = { $in: [...filter.types] };
+    if (filter.nodeId !== undefined) query['payload.nodeId'] = filter.nodeId;
+    const docs = await this.collection.find(query, { sort: { seq: 1 }, limit: filter.limit ?? 100 });
+    return docs.map(toRecord);
+  }
+
   /** A run's events in order. */
   async listByRun(runId: string): Promise<RunEventRecord[]> {
     const docs = await this.collection.find({ run_id: oid(runId) }, { sort: { seq: 1 } });
     return docs.map(toRecord);
+  }
+
+  private notify(event: RunEventRecord): void {
+    if (this.listeners.size > 0) notifyAll(this.listeners, event);
   }
 
   /** Deletes every event of a run; returns how many. */
@@ -76,6 +120,17 @@ export class RunEvents {
   /** Deletes every event of a workflow's runs; returns how many. */
   async deleteByWorkflow(workflowId: string): Promise<number> {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
+  }
+}
+
+/** Tells every listener; a listener that throws is a bug, but must not fail the write. */
+function notifyAll(listeners: ReadonlySet<RunEventListener>, event: RunEventRecord): void {
+  for (const listener of listeners) {
+    try {
+      listener(event);
+    } catch {
+      // ignored: the event is stored, and listeners only speed up readers that also poll
+    }
   }
 }
 

@@ -1,0 +1,131 @@
+/**
+ * Run events (issue "Run control" item 6): `GET .../runs/{run_id}/events` pages through a run's
+ * event log by `seq`, and `GET .../runs/{run_id}/events/stream` follows it live as Server-Sent
+ * Events (`id:` = seq; `Last-Event-ID` or `?afterSeq=` resumes; keep-alive comments; the stream
+ * ends after the run's final event). Events this process writes are pushed at once through the
+ * store's writer listener; events of other instances are found by polling every second.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import {
+  ErrorBody,
+  FINAL_RUN_EVENT_TYPES,
+  InvalidRequestError,
+  MAX_EVENTS_PER_PAGE,
+  RunEventListQuery,
+  RunEventListResponse,
+  isTerminalRunStatus,
+  parseEventTypes,
+  toRunEventView,
+  type RunEventType,
+} from '@switchyard/domain';
+import type { AppServices } from '../services/index.ts';
+import { requireRun } from '../services/workflow-service.ts';
+import { RunParams } from './params.ts';
+
+const tags = ['runs'];
+
+/** How often a stream looks for events written by other instances, milliseconds. */
+const POLL_MS = 1_000;
+
+/** The `types` filter, or a 400 naming the unknown types. */
+function eventTypes(types: string | undefined): RunEventType[] | undefined {
+  const parsed = parseEventTypes(types);
+  if (!parsed.ok) throw new InvalidRequestError(parsed.message);
+  return parsed.types;
+}
+
+const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+  const { repos } = services;
+
+  app.get(
+    '/:workflow_id/runs/:run_id/events',
+    {
+      schema: {
+        tags,
+        summary: "List a run's events",
+        description: `In seq order (1, 2, 3, ... without gaps), after \`afterSeq\`, at most \`limit\` (≤ ${MAX_EVENTS_PER_PAGE}); \`types\` (comma-separated) and \`nodeId\` filter.`,
+        params: RunParams,
+        querystring: RunEventListQuery,
+        response: { 200: RunEventListResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const run = await requireRun(services, request.params.workflow_id, request.params.run_id);
+      const { afterSeq = 0, limit = 100, nodeId } = request.query;
+      const events = await repos.events.list(run.id, { afterSeq, limit, types: eventTypes(request.query.types), nodeId });
+      return { runId: run.id, events: events.map(toRunEventView) };
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs/:run_id/events/stream',
+    {
+      sse: true,
+      schema: {
+        tags,
+        summary: "Follow a run's events live (Server-Sent Events)",
+        description:
+          'text/event-stream: one `event: <type>` message per run event with `id: <seq>` and the event (as in the list) as JSON data. ' +
+          'Resumes after `Last-Event-ID` or `?afterSeq=`; sends keep-alive comments; ends after the run\'s final event.',
+        params: RunParams,
+        querystring: Type.Object({ afterSeq: Type.Optional(Type.Integer({ minimum: 0 })) }),
+        response: {
+          200: {
+            description: 'The event stream',
+            content: { 'text/event-stream': { schema: Type.String({ description: 'id: <seq>\nevent: <type>\ndata: <RunEventView as JSON>\n\n, repeated' }) } },
+          },
+          400: ErrorBody,
+          404: ErrorBody,
+        },
+      },
+    },
+    async (request, reply) => {
+      const run = await requireRun(services, request.params.workflow_id, request.params.run_id);
+      const resumeFrom = Number.parseInt(reply.sse.lastEventId ?? '', 10);
+      let afterSeq = Number.isSafeInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : (request.query.afterSeq ?? 0);
+      let wake: (() => void) | undefined;
+      let open = true;
+      const stopListening = repos.events.onAppend((event) => {
+        if (event.runId === run.id) wake?.();
+      });
+      reply.sse.keepAlive();
+      reply.sse.onClose(() => {
+        open = false;
+        stopListening();
+        wake?.();
+      });
+      try {
+        for (let ended = false; open && !ended; ) {
+          const events = await repos.events.list(run.id, { afterSeq, limit: MAX_EVENTS_PER_PAGE });
+          for (const event of events) {
+            if (!open) break;
+            await reply.sse.send({ id: String(event.seq), event: event.type, data: toRunEventView(event) });
+            afterSeq = event.seq;
+            if (FINAL_RUN_EVENT_TYPES.includes(event.type as RunEventType)) ended = true;
+          }
+          if (ended || events.length === MAX_EVENTS_PER_PAGE) continue;
+          // Nothing new: a run that ended without a final event (older data) ends the stream too.
+          const current = await repos.runs.get(run.id);
+          if (!current || isTerminalRunStatus(current.status)) {
+            if ((await repos.events.list(run.id, { afterSeq, limit: 1 })).length === 0) break;
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, POLL_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      } finally {
+        stopListening();
+        if (open) reply.sse.close();
+      }
+    },
+  );
+};
+
+export default eventRoutes;

@@ -1,0 +1,98 @@
+/**
+ * The run-event catalogue (DESIGN.md "Run control, events, lineage"): every type a run's event
+ * log may hold, and how events are shown by the API. One writer (`RunEvents.append` in the
+ * store) stores them with `seq` 1, 2, 3, ... per run, without gaps.
+ *
+ * | type | when | payload |
+ * | --- | --- | --- |
+ * | `run.started` | an instance starts executing a new run | `owner` |
+ * | `run.resumed` | an instance continues a run (after a restart, a decision, a lost owner) | `owner` |
+ * | `run.awaiting_approval` | the run parks at its HITL gates | — |
+ * | `run.completed` / `run.failed` / `run.cancelled` | the run ended (its last event) | `errorSummary` (not on completed) |
+ * | `node.started` | an attempt of a node starts | `nodeId`, `nodeName`, `iterationPath`, `attempt`, `nodeRunId` |
+ * | `node.completed` / `node.failed` / `node.skipped` / `node.cancelled` / `node.awaiting_approval` | an attempt or node ended, or awaits review | same, plus `error` |
+ * | `node.retrying` | a failed attempt will be retried | same, plus `delayMs`, `error` |
+ * | `requirement.raised` | a HITL gate was raised | `stepId`, `nodeId`, `phase`, `round` |
+ * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `resolution`, `decidedBy` |
+ */
+import Type, { type Static } from 'typebox';
+import type { RunEventRecord } from './records.ts';
+import { JsonObject, Timestamp } from './schemas/common.ts';
+
+/** Every run event type (see the module comment). */
+export const RUN_EVENT_TYPES = [
+  'run.started',
+  'run.resumed',
+  'run.awaiting_approval',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'node.started',
+  'node.completed',
+  'node.failed',
+  'node.skipped',
+  'node.cancelled',
+  'node.awaiting_approval',
+  'node.retrying',
+  'requirement.raised',
+  'requirement.decided',
+] as const;
+
+/** A run event type. */
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+/** The types of a run's last event. */
+export const FINAL_RUN_EVENT_TYPES: readonly RunEventType[] = ['run.completed', 'run.failed', 'run.cancelled'];
+
+/** Most events one `GET .../events` answers with. */
+export const MAX_EVENTS_PER_PAGE = 1000;
+
+/** One run event as the API shows it. */
+export const RunEventView = Type.Object({
+  seq: Type.Integer({ minimum: 1, description: '1, 2, 3, ... per run, without gaps' }),
+  type: Type.Enum([...RUN_EVENT_TYPES]),
+  timestamp: Timestamp,
+  nodeId: Type.Optional(Type.String({ description: 'The node the event is about (node.* and requirement.* events)' })),
+  payload: JsonObject,
+});
+export type RunEventView = Static<typeof RunEventView>;
+
+/** Query of GET .../runs/{run_id}/events. */
+export const RunEventListQuery = Type.Object({
+  afterSeq: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Only events after this seq' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PER_PAGE, default: 100 })),
+  types: Type.Optional(Type.String({ description: 'Comma-separated event types, e.g. node.failed,run.failed' })),
+  nodeId: Type.Optional(Type.String({ minLength: 1 })),
+});
+export type RunEventListQuery = Static<typeof RunEventListQuery>;
+
+/** Response of GET .../runs/{run_id}/events. */
+export const RunEventListResponse = Type.Object({
+  runId: Type.String(),
+  events: Type.Array(RunEventView),
+});
+export type RunEventListResponse = Static<typeof RunEventListResponse>;
+
+/** RunEventRecord -> RunEventView. */
+export function toRunEventView(event: RunEventRecord): RunEventView {
+  const nodeId = event.payload['nodeId'];
+  return {
+    seq: event.seq,
+    type: event.type as RunEventType,
+    timestamp: event.createdAt.toISOString(),
+    ...(typeof nodeId === 'string' ? { nodeId } : {}),
+    payload: event.payload as RunEventView['payload'],
+  };
+}
+
+/**
+ * Parses the `types` filter: the listed types, or undefined for all.
+ * @returns an error message naming the unknown types, or the types.
+ */
+export function parseEventTypes(types: string | undefined): { ok: true; types: RunEventType[] | undefined } | { ok: false; message: string } {
+  if (types === undefined || types.trim() === '') return { ok: true, types: undefined };
+  const listed = types.split(',').map((type) => type.trim()).filter(Boolean);
+  const unknown = listed.filter((type) => !(RUN_EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown.length > 0) return { ok: false, message: `unknown event types: ${unknown.join(', ')} (known: ${RUN_EVENT_TYPES.join(', ')})` };
+  return { ok: true, types: listed as RunEventType[] };
+}
