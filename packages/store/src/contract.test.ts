@@ -176,6 +176,14 @@ describe.each(contractBackends())('DocumentStore contract: $name', (backend) => 
         { _id: 1, extra: { i: 1 } },
       ]);
     });
+
+    it('leaves the stored document whole when a projection excludes fields inside array elements', async () => {
+      const gates = fresh();
+      await gates.insertOne({ _id: 1, gates: [{ key: 'a', output: 'big a' }, { key: 'b', output: 'big b' }] });
+      expect(await gates.findOne({ _id: 1 }, { projection: { 'gates.output': 0 } })).toEqual({ _id: 1, gates: [{ key: 'a' }, { key: 'b' }] });
+      expect(await gates.find({}, { projection: { 'gates.output': 0 } })).toEqual([{ _id: 1, gates: [{ key: 'a' }, { key: 'b' }] }]);
+      expect(await gates.findOne({ _id: 1 })).toEqual({ _id: 1, gates: [{ key: 'a', output: 'big a' }, { key: 'b', output: 'big b' }] });
+    });
   });
 
   describe('findOneAndUpdate', () => {

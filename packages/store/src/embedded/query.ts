@@ -5,6 +5,7 @@
 import { Query } from 'mingo';
 import type { Document, Filter } from '../document-collection.ts';
 import type { SortSpec } from './sort-spec.ts';
+import { copyDocument } from './copy.ts';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -29,18 +30,23 @@ export function compileFilter(filter: Filter<Document>): Matcher {
 /**
  * The documents of `candidates` matching `filter`, sorted, skipped, limited, then projected.
  * Without a projection the returned objects are the candidates themselves (callers copy them
- * out); projected ones may share nested objects with them. Throws a RangeError for a negative or
+ * out); projected ones may share nested objects with them (but never lose fields to the projection). Throws a RangeError for a negative or
  * fractional skip or a fractional limit, and mingo's error for a malformed filter or projection.
  */
 export function selectDocuments(candidates: Iterable<Document>, filter: Filter<Document>, selection: Selection = {}): Document[] {
   const { sort, skip = 0, limit = 0, projection = {} } = selection;
   if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
   if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
-  const cursor = new Query(filter, QUERY_OPTIONS).find<Document>(candidates, projection);
+  // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project
+  // copies then, never the live documents.
+  const nested = Object.keys(projection).some((key) => key.includes('.'));
+  const cursor = new Query(filter, QUERY_OPTIONS).find<Document>(candidates, nested ? {} : projection);
   if (sort) cursor.sort(sort);
   if (skip > 0) cursor.skip(skip);
   if (limit !== 0) cursor.limit(Math.abs(limit));
-  return cursor.all();
+  const selected = cursor.all();
+  if (!nested) return selected;
+  return selected.map((doc) => new Query({}, QUERY_OPTIONS).find<Document>([copyDocument(doc)], projection).all()[0]!);
 }
 
 /** `doc` shaped by an inclusion or exclusion `projection` (may share nested objects with `doc`). */
