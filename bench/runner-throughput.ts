@@ -63,7 +63,7 @@ async function measure(label: string, dataDir: string | null): Promise<void> {
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const seconds = (performance.now() - started) / 1000;
-  const { items, total } = await repos.runs.list(workflow.id, 'completed', 1, 1);
+  const { items, total } = await repos.runs.list({ workflowId: workflow.id, status: 'completed' }, 1, 1);
   if (total !== RUNS) throw new Error(`expected ${RUNS} completed runs, found ${total}`);
   const nodeRuns = (await repos.nodeRuns.listByRun(items[0]!.id)).length;
   latencies.sort((a, b) => a - b);

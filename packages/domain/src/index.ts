@@ -6,6 +6,7 @@ export * from './validation.ts';
 export * from './schemas/common.ts';
 export * from './schemas/workflow.ts';
 export * from './schemas/run.ts';
+export * from './schemas/cross-workflow.ts';
 export * from './records.ts';
 export * from './views.ts';
 export * from './response-bounds.ts';

@@ -114,9 +114,9 @@ describe('RetentionSweeper', () => {
     const runsB = [await run(b, new Date(now - 60_000))];
     const sweeper = new RetentionSweeper({ repos, store, logger, clock: clockAt(now), retentionDays: null, keepPerWorkflow: 2 });
     expect(await sweeper.sweep()).toBe(3);
-    const kept = (await repos.runs.list(a, undefined, 1, 100)).items.map((r) => r.id);
+    const kept = (await repos.runs.list({ workflowId: a }, 1, 100)).items.map((r) => r.id);
     expect(kept.sort()).toEqual(runsA.slice(3).sort());
-    expect((await repos.runs.list(b, undefined, 1, 100)).total).toBe(runsB.length);
+    expect((await repos.runs.list({ workflowId: b }, 1, 100)).total).toBe(runsB.length);
   });
 
   it('does nothing without a policy', async () => {
@@ -137,7 +137,7 @@ describe('RetentionSweeper', () => {
       return original(runId);
     };
     expect(await sweeper.sweep()).toBe(1);
-    expect((await repos.runs.list(wf, undefined, 1, 100)).total).toBe(4);
+    expect((await repos.runs.list({ workflowId: wf }, 1, 100)).total).toBe(4);
   });
 });
 

@@ -13,3 +13,6 @@ export const NodeRunParams = Type.Object({
   run_id: id('Run id'),
   node_run_id: id('Node run id'),
 });
+
+/** A run addressed without its workflow (`/api/v1/runs/{run_id}`). */
+export const RunIdParams = Type.Object({ run_id: id('Run id') });

@@ -13,6 +13,7 @@ import {
   NodeRunListQuery,
   NodeRunListResponse,
   NotFoundError,
+  PageQuery,
   RunDetail,
   RunListQuery,
   RunListResponse,
@@ -21,11 +22,9 @@ import {
   TriggerRunResponse,
   pagination,
   toNodeRunDetail,
-  toRunDetail,
-  toRunSummary,
 } from '@switchyard/domain';
 import { API_PREFIX } from '../api-prefix.ts';
-import { nodeRunExcerpt, nodeRunViews } from '../services/run-views.ts';
+import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow, triggerRun, type TriggeringIdentity } from '../services/workflow-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
@@ -97,11 +96,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const workflowId = request.params.workflow_id;
       await requireWorkflow(services, workflowId);
       const { status, page = 1, perPage = 20 } = request.query;
-      const { items, total } = await repos.runs.list(workflowId, status, page, perPage);
-      const budget = new SnapshotBudget();
-      const runs = [];
-      for (const run of items) runs.push(toRunSummary(run, await nodeRunExcerpt(repos, API_PREFIX, run, budget)));
-      return { runs, pagination: pagination(total, page, perPage) };
+      const { items, total } = await repos.runs.list({ workflowId, status }, page, perPage);
+      return { runs: await runSummaries(repos, API_PREFIX, items), pagination: pagination(total, page, perPage) };
     },
   );
 
@@ -120,8 +116,27 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
-      const budget = new SnapshotBudget();
-      return toRunDetail(run, await nodeRunExcerpt(repos, API_PREFIX, run, budget), services.clock.now().getTime(), budget);
+      return runDetail(repos, API_PREFIX, run, services.clock.now().getTime());
+    },
+  );
+
+  app.get(
+    '/:workflow_id/runs/:run_id/children',
+    {
+      schema: {
+        tags,
+        summary: 'List the child runs of a run',
+        description: 'Runs started from this one (retry, node rerun, replay: `parentRunId` is this run), newest first, shaped like the run list.',
+        params: RunParams,
+        querystring: PageQuery,
+        response: { 200: RunListResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const run = await requireRun(request.params.workflow_id, request.params.run_id);
+      const { page = 1, perPage = 20 } = request.query;
+      const { items, total } = await repos.runs.list({ parentRunId: run.id }, page, perPage);
+      return { runs: await runSummaries(repos, API_PREFIX, items), pagination: pagination(total, page, perPage) };
     },
   );
 

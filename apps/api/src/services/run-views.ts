@@ -9,6 +9,10 @@ import {
   MAX_INLINE_NODE_RUNS,
   SnapshotBudget,
   toNodeRunDetail,
+  toRunDetail,
+  toRunSummary,
+  type RunDetail,
+  type RunSummary,
   type NodeRunDetail,
   type NodeRunExcerpt,
   type NodeRunRecord,
@@ -69,4 +73,18 @@ export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run
   const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
   const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : await repos.nodeRuns.countByRun(run.id);
   return { items: await nodeRunViews(repos, heads, budget), total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
+}
+
+/** Run-list rows for `runs` (read with the list projection), within one response budget. */
+export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[]): Promise<RunSummary[]> {
+  const budget = new SnapshotBudget();
+  const rows: RunSummary[] = [];
+  for (const run of runs) rows.push(toRunSummary(run, await nodeRunExcerpt(repos, apiPrefix, run, budget)));
+  return rows;
+}
+
+/** The run detail of `run` (a full record), its runState derived at `now` (epoch ms). */
+export async function runDetail(repos: Repositories, apiPrefix: string, run: RunRecord, now: number): Promise<RunDetail> {
+  const budget = new SnapshotBudget();
+  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now, budget);
 }

@@ -69,6 +69,13 @@ export class WorkflowDefinitions {
     return docs.map(hexId);
   }
 
+  /** The names of the workflows `ids` (those that exist), by id; reads nothing else. */
+  async namesOf(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.collection.find({ _id: { $in: [...new Set(ids)].map(oid) } }, { projection: { name: 1 } });
+    return new Map(docs.map((doc) => [hexId(doc), doc.name as string]));
+  }
+
   /** Deletes the definition; false when it did not exist. */
   async delete(id: string): Promise<boolean> {
     const { deletedCount } = await this.collection.deleteOne({ _id: oid(id) });

@@ -25,6 +25,14 @@ export type NewRun = Pick<
   | 'triggeringScopes'
 >;
 
+/** Filters of {@link WorkflowRuns.list}; absent fields do not filter. */
+export interface RunListFilter {
+  workflowId?: string;
+  status?: RunStatus;
+  triggerSource?: string;
+  parentRunId?: string;
+}
+
 /** How a runner ends a run it owns. */
 export type RunOutcome =
   | { status: 'completed'; finalOutput: unknown }
@@ -44,6 +52,7 @@ export class WorkflowRuns {
     await this.collection.createIndex({ parent_run_id: 1, started_at: -1 }, { name: 'parent_started' });
     await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
     await this.collection.createIndex({ status: 1, finished_at: 1 }, { name: 'status_finished' });
+    await this.collection.createIndex({ started_at: -1, _id: -1 }, { name: 'started' });
   }
 
   /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
@@ -90,14 +99,45 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 
-  /** One page of a workflow's runs, newest first, optionally of one status; without their large fields (see LIST_PROJECTION), for list rows. */
-  async list(workflowId: string, status: RunStatus | undefined, page: number, perPage: number): Promise<{ items: RunRecord[]; total: number }> {
-    const filter: Document = { workflow_definition_id: oid(workflowId), ...(status ? { status } : {}) };
+  /**
+   * One page of runs, newest first, matching `filter` (any of workflow, status, trigger source,
+   * parent run); without their large fields (see LIST_PROJECTION), for list rows.
+   */
+  async list(filter: RunListFilter, page: number, perPage: number): Promise<{ items: RunRecord[]; total: number }> {
+    const query: Document = {};
+    if (filter.workflowId !== undefined) query.workflow_definition_id = oid(filter.workflowId);
+    if (filter.parentRunId !== undefined) query.parent_run_id = oid(filter.parentRunId);
+    if (filter.status !== undefined) query.status = filter.status;
+    if (filter.triggerSource !== undefined) query.trigger_source = filter.triggerSource;
     const [docs, total] = await Promise.all([
-      this.collection.find(filter, { sort: { started_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage, projection: LIST_PROJECTION }),
-      this.collection.countDocuments(filter),
+      this.collection.find(query, { sort: { started_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage, projection: LIST_PROJECTION }),
+      this.collection.countDocuments(query),
     ]);
     return { items: docs.map(toRecord), total };
+  }
+
+  /**
+   * Runs with at least one undecided requirement that can still be decided (running, awaiting
+   * approval, paused), oldest first, at most `limit`, optionally of one run or workflow; with
+   * their requirements (without `stepOutput`: see {@link requirementsOf}) but not their definition
+   * snapshot, input or output.
+   */
+  async listWithUndecided(filter: { runId?: string; workflowId?: string }, limit: number): Promise<RunRecord[]> {
+    const query: Document = { status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: { decided_at: null } } };
+    if (filter.runId !== undefined) query._id = oid(filter.runId);
+    if (filter.workflowId !== undefined) query.workflow_definition_id = oid(filter.workflowId);
+    const docs = await this.collection.find(query, {
+      sort: { _id: 1 },
+      limit,
+      projection: { definition_snapshot: 0, initial_input: 0, final_output: 0, 'pending_requirements.step_output': 0 },
+    });
+    return docs.map(toRecord);
+  }
+
+  /** Every requirement the run raised, in full (with `stepOutput`); empty for an unknown run. */
+  async requirementsOf(runId: string): Promise<RequirementRecord[]> {
+    const doc = await this.collection.findOne({ _id: oid(runId) }, { projection: { pending_requirements: 1 } });
+    return doc ? toRecord(doc).pendingRequirements : [];
   }
 
   /**

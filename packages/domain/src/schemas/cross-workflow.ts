@@ -1,0 +1,58 @@
+/**
+ * Runs and approvals addressed without their workflow (issue "Run control" items 5 and 8):
+ * `GET /api/v1/runs`, `GET /api/v1/runs/{run_id}`, `GET /api/v1/approvals`, and the child-run
+ * list of a run. Items carry their workflow's name, so a client needs no second request.
+ */
+import Type, { type Static } from 'typebox';
+import { PageQuery, Pagination, Timestamp } from './common.ts';
+import { RunDetail, RunStatusSchema, RunSummary, StepRequirementSummary } from './run.ts';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const objectId = (description: string) => Type.String({ pattern: '^[0-9a-fA-F]{24}$', description });
+const workflowName = nullable(Type.String({ description: "The workflow's name (null when it was deleted meanwhile)" }));
+
+/** Query of GET /api/v1/runs. */
+export const AllRunsQuery = Type.Object({
+  status: Type.Optional(RunStatusSchema),
+  workflowId: Type.Optional(objectId('Only runs of this workflow')),
+  triggerSource: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  ...PageQuery.properties,
+});
+export type AllRunsQuery = Static<typeof AllRunsQuery>;
+
+/** A row of GET /api/v1/runs: a run summary with its workflow's name. */
+export const RunSummaryWithWorkflow = Type.Object({ ...RunSummary.properties, workflowName });
+export type RunSummaryWithWorkflow = Static<typeof RunSummaryWithWorkflow>;
+
+/** Response of GET /api/v1/runs. */
+export const AllRunsResponse = Type.Object({ runs: Type.Array(RunSummaryWithWorkflow), pagination: Pagination });
+export type AllRunsResponse = Static<typeof AllRunsResponse>;
+
+/** Response of GET /api/v1/runs/{run_id}: the run detail with its workflow's name. */
+export const RunDetailWithWorkflow = Type.Object({ ...RunDetail.properties, workflowName });
+export type RunDetailWithWorkflow = Static<typeof RunDetailWithWorkflow>;
+
+/** Query of GET /api/v1/approvals. */
+export const ApprovalListQuery = Type.Object({
+  runId: Type.Optional(objectId('Only gates of this run')),
+  workflowId: Type.Optional(objectId('Only gates of runs of this workflow')),
+  nodeId: Type.Optional(Type.String({ minLength: 1, description: 'Only gates of this node' })),
+  ...PageQuery.properties,
+});
+export type ApprovalListQuery = Static<typeof ApprovalListQuery>;
+
+/** One undecided gate, with where it is. */
+export const PendingApproval = Type.Object({
+  runId: Type.String(),
+  workflowId: Type.String(),
+  workflowName,
+  runStatus: RunStatusSchema,
+  nodeId: Type.String(),
+  requestedAt: Timestamp,
+  requirement: StepRequirementSummary,
+});
+export type PendingApproval = Static<typeof PendingApproval>;
+
+/** Response of GET /api/v1/approvals. */
+export const ApprovalListResponse = Type.Object({ approvals: Type.Array(PendingApproval), pagination: Pagination });
+export type ApprovalListResponse = Static<typeof ApprovalListResponse>;
