@@ -27,6 +27,8 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/children',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/retry',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/replay',
         'GET /api/v1/runs',
         'GET /api/v1/runs/{run_id}',
         'GET /api/v1/approvals',

@@ -6,9 +6,11 @@ import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { deleteEndedRun } from '@switchyard/runner';
 import {
+  ChildRunResponse,
   ConflictError,
   ErrorBody,
   NODE_RUN_PAGE_SIZE,
+  type RunRecord,
   NodeRunDetail,
   NodeRunListQuery,
   NodeRunListResponse,
@@ -17,6 +19,7 @@ import {
   RunDetail,
   RunListQuery,
   RunListResponse,
+  RetryRunBody,
   SnapshotBudget,
   TriggerRunBody,
   TriggerRunResponse,
@@ -26,7 +29,8 @@ import {
 import { API_PREFIX } from '../api-prefix.ts';
 import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
-import { requireRun as requireRunOf, requireWorkflow, triggerRun, type TriggeringIdentity } from '../services/workflow-service.ts';
+import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
+import { replayRun, retryRun, triggerRun, type RetryRequest, type TriggeringIdentity } from '../services/run-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
@@ -43,6 +47,18 @@ function identityOf(headers: Record<string, string | string[] | undefined>): Tri
   };
   const scopes = one('x-switchyard-scopes');
   return { userId: one('x-switchyard-user-id'), username: one('x-switchyard-username'), scopes: scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [] };
+}
+
+/** The 202 body for a child run started by `what` (Retry, Replay). */
+function childRunResponse(child: RunRecord, what: string): ChildRunResponse {
+  return {
+    runId: child.id,
+    run_id: child.id,
+    parentRunId: child.parentRunId ?? '',
+    status: child.status,
+    triggerSource: child.triggerSource,
+    message: `${what} queued as run ${child.id}`,
+  };
 }
 
 const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
@@ -137,6 +153,50 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const { page = 1, perPage = 20 } = request.query;
       const { items, total } = await repos.runs.list({ parentRunId: run.id }, page, perPage);
       return { runs: await runSummaries(repos, API_PREFIX, items), pagination: pagination(total, page, perPage) };
+    },
+  );
+
+  app.post(
+    '/:workflow_id/runs/:run_id/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Retry an ended run',
+        description:
+          'Starts a child run (triggerSource "retry", parentRunId) on the source run\'s definition snapshot and input. Without a body, ' +
+          'every node run that completed in the source is reused and everything else executes; `resolvedDependencies` choose instead, ' +
+          'as on a trigger; `initialInput` replaces the input. 400 when the source has not ended or the workflow is disabled.',
+        params: RunParams,
+        body: RetryRunBody,
+        response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { workflow_id: workflowId, run_id: runId } = request.params;
+      const child = await retryRun(services, workflowId, runId, request.body as RetryRequest, identityOf(request.headers));
+      return reply.status(202).send(childRunResponse(child, 'Retry'));
+    },
+  );
+
+  app.post(
+    '/:workflow_id/runs/:run_id/replay',
+    {
+      schema: {
+        tags,
+        summary: 'Replay an ended run',
+        description:
+          'Starts a child run (triggerSource "replay", parentRunId) on the current definition with the source run\'s input; nothing is reused. ' +
+          '400 when the source has not ended or the workflow is disabled.',
+        params: RunParams,
+        response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const child = await replayRun(services, request.params.workflow_id, request.params.run_id, identityOf(request.headers));
+      return reply.status(202).send(childRunResponse(child, 'Replay'));
     },
   );
 

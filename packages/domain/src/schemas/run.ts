@@ -200,3 +200,24 @@ export const RunListResponse = Type.Object({
   pagination: Pagination,
 });
 export type RunListResponse = Static<typeof RunListResponse>;
+
+/** Body of POST .../runs/{run_id}/retry (both optional: without them, every completed node run is reused and the input kept). */
+export const RetryRunBody = Type.Object(
+  {
+    resolvedDependencies: Type.Optional(nullable(Type.Array(ResolvedDependency))),
+    initialInput: Type.Optional(nullable(JsonObject)),
+  },
+  { additionalProperties: true },
+);
+export type RetryRunBody = Static<typeof RetryRunBody>;
+
+/** 202 response of retry, replay and node rerun: the child run (spec: `run_id`; camelCase `runId` too). */
+export const ChildRunResponse = Type.Object({
+  runId: Type.String(),
+  run_id: Type.String({ description: 'The same id, under the spec name' }),
+  parentRunId: Type.String(),
+  status: RunStatusSchema,
+  triggerSource: Type.String(),
+  message: Type.String(),
+});
+export type ChildRunResponse = Static<typeof ChildRunResponse>;

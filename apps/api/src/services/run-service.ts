@@ -1,0 +1,200 @@
+/**
+ * Run creation (spec endpoints 7, 13–14 and "Internal Data Flow — Control Endpoints" 3.2, 3.4;
+ * DESIGN.md "Run control"): the trigger, retry and replay all make a run through one factory,
+ * {@link createRun}, and differ only in what they hand it — which definition, which input, which
+ * node runs of a source run to reuse (memoized re-traversal then skips those nodes).
+ */
+import {
+  InvalidRequestError,
+  MAX_USER_JSON_DEPTH,
+  NotFoundError,
+  assertObjectIdHex,
+  isTerminalRunStatus,
+  jsonDepth,
+  type DefinitionSnapshot,
+  type NodeRunRecord,
+  type ResolvedDependency,
+  type RunRecord,
+  type TriggerRunBody,
+  type WorkflowRecord,
+} from '@switchyard/domain';
+import { newId } from '@switchyard/store';
+import type { AppServices } from './index.ts';
+import { WORKFLOW_DISABLED_MESSAGE, requireRun, requireWorkflow } from './workflow-service.ts';
+
+/** Who triggered a run (spec "Internal WorkflowRun Fields": triggering_user_id, _username, _scopes). */
+export interface TriggeringIdentity {
+  userId: string | null;
+  username: string | null;
+  scopes: string[];
+}
+
+/** Nobody in particular (no authenticating proxy in front). */
+export const ANONYMOUS: TriggeringIdentity = { userId: null, username: null, scopes: [] };
+
+/** What {@link createRun} needs. */
+export interface NewRunPlan {
+  workflow: WorkflowRecord;
+  /** The definition the run executes (the live one, or a source run's snapshot for a retry). */
+  definitionSnapshot: DefinitionSnapshot;
+  triggerSource: string;
+  initialInput: Record<string, unknown>;
+  parentRunId: string | null;
+  resolvedDependencies: ResolvedDependency[];
+  /** Node runs of the parent run to copy in: the new run reuses their outputs. */
+  reused: readonly NodeRunRecord[];
+  identity: TriggeringIdentity;
+}
+
+/**
+ * Creates a pending run and starts it in the background. 400 when the workflow is disabled or
+ * the input nests too deeply. The reused node runs go in before the run exists, so no instance
+ * can claim it without them.
+ */
+export async function createRun(services: AppServices, plan: NewRunPlan): Promise<RunRecord> {
+  if (!plan.workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
+  if (jsonDepth(plan.initialInput) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
+  const now = services.clock.now();
+  const runId = newId();
+  for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
+  const run = await services.repos.runs.create(
+    {
+      workflowDefinitionId: plan.workflow.id,
+      workflowVersion: plan.workflow.version,
+      triggerSource: plan.triggerSource,
+      initialInput: plan.initialInput,
+      definitionSnapshot: plan.definitionSnapshot,
+      parentRunId: plan.parentRunId,
+      resolvedDependencies: plan.resolvedDependencies,
+      triggeringUserId: plan.identity.userId,
+      triggeringUsername: plan.identity.username,
+      triggeringScopes: plan.identity.scopes,
+    },
+    now,
+    runId,
+  );
+  void services.engine.start(run.id);
+  return run;
+}
+
+/** The live definition of `workflow`, frozen for a new run. */
+function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
+  return { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes };
+}
+
+/**
+ * Creates a pending run of an enabled workflow on its live definition (spec endpoint 7). With
+ * `parentRunId` + `resolvedDependencies`, nodes resolved as `reuse_previous_output` get the
+ * parent run's node run (`sourceNodeRunId`) copied in; `rerun` nodes execute again.
+ * 400 when disabled, when `resolvedDependencies` come without `parentRunId`, or when a dependency
+ * does not fit (missing or foreign source node run, node id mismatch, source not completed);
+ * 404 when the workflow or the parent run does not exist.
+ */
+export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = ANONYMOUS): Promise<RunRecord> {
+  const workflow = await requireWorkflow(services, id);
+  if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
+  const parentRunId = body.parentRunId ?? null;
+  const resolvedDependencies = knownDependencyFields(body.resolvedDependencies ?? []);
+  if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
+  if (parentRunId !== null) {
+    assertObjectIdHex(parentRunId, 'parentRunId');
+    if (!(await services.repos.runs.getInWorkflow(id, parentRunId))) throw new NotFoundError('Parent run');
+  }
+  return createRun(services, {
+    workflow,
+    definitionSnapshot: liveSnapshot(workflow),
+    triggerSource: body.triggerSource ?? 'manual',
+    initialInput: (body.initialInput ?? {}) as Record<string, unknown>,
+    parentRunId,
+    resolvedDependencies,
+    reused: parentRunId === null ? [] : await dependencySources(services, parentRunId, resolvedDependencies),
+    identity,
+  });
+}
+
+/** Body of a retry: both optional. */
+export interface RetryRequest {
+  resolvedDependencies?: ResolvedDependency[] | null;
+  initialInput?: Record<string, unknown> | null;
+}
+
+/**
+ * Retries an ended run (spec 3.2): a child run (`triggerSource: "retry"`) on the source's
+ * definition snapshot and, unless given, its input. Without `resolvedDependencies` every node run
+ * that completed in the source is reused (at every iteration path) and everything else executes;
+ * with them, exactly as a trigger's. 400 when the source has not ended or the workflow is
+ * disabled; 404 when the workflow or run does not exist.
+ */
+export async function retryRun(services: AppServices, workflowId: string, runId: string, body: RetryRequest, identity: TriggeringIdentity): Promise<RunRecord> {
+  const source = await requireEndedRun(services, workflowId, runId, 'retried');
+  const workflow = await requireWorkflow(services, workflowId);
+  const resolvedDependencies = body.resolvedDependencies ? knownDependencyFields(body.resolvedDependencies) : null;
+  const reused = resolvedDependencies
+    ? await dependencySources(services, source.id, resolvedDependencies)
+    : (await services.repos.nodeRuns.listByRun(source.id)).filter((nodeRun) => nodeRun.status === 'completed');
+  return createRun(services, {
+    workflow,
+    definitionSnapshot: source.definitionSnapshot,
+    triggerSource: 'retry',
+    initialInput: body.initialInput ?? source.initialInput,
+    parentRunId: source.id,
+    resolvedDependencies: resolvedDependencies ?? reused.map((nodeRun) => ({ nodeId: nodeRun.nodeId, resolution: 'reuse_previous_output' as const, sourceNodeRunId: nodeRun.id })),
+    reused,
+    identity,
+  });
+}
+
+/**
+ * Replays an ended run (spec endpoint 14): a child run (`triggerSource: "replay"`) on the live
+ * definition with the source's input; nothing is reused. 400 when the source has not ended or
+ * the workflow is disabled; 404 when the workflow or run does not exist.
+ */
+export async function replayRun(services: AppServices, workflowId: string, runId: string, identity: TriggeringIdentity): Promise<RunRecord> {
+  const source = await requireEndedRun(services, workflowId, runId, 'replayed');
+  const workflow = await requireWorkflow(services, workflowId);
+  return createRun(services, {
+    workflow,
+    definitionSnapshot: liveSnapshot(workflow),
+    triggerSource: 'replay',
+    initialInput: source.initialInput,
+    parentRunId: source.id,
+    resolvedDependencies: [],
+    reused: [],
+    identity,
+  });
+}
+
+/** The run, which must have ended (400 naming its status otherwise; 404 when missing). */
+async function requireEndedRun(services: AppServices, workflowId: string, runId: string, verb: string): Promise<RunRecord> {
+  const run = await requireRun(services, workflowId, runId);
+  if (!isTerminalRunStatus(run.status)) {
+    throw new InvalidRequestError(`Run is ${run.status}: only an ended run (completed, failed or cancelled) can be ${verb}`);
+  }
+  return run;
+}
+
+/** Known fields only: unknown keys are ignored, as everywhere in the API. */
+function knownDependencyFields(dependencies: readonly ResolvedDependency[]): ResolvedDependency[] {
+  return dependencies.map(({ nodeId, resolution, sourceNodeRunId }) => (sourceNodeRunId === undefined ? { nodeId, resolution } : { nodeId, resolution, sourceNodeRunId }));
+}
+
+/** The parent run's node runs to reuse, validated against `dependencies`. Throws 400 on a misfit. */
+async function dependencySources(services: AppServices, parentRunId: string, dependencies: readonly ResolvedDependency[]): Promise<NodeRunRecord[]> {
+  const sources: NodeRunRecord[] = [];
+  const seen = new Set<string>();
+  for (const [i, dependency] of dependencies.entries()) {
+    if (seen.has(dependency.nodeId)) throw new InvalidRequestError(`resolvedDependencies[${i}]: node '${dependency.nodeId}' is listed twice`);
+    seen.add(dependency.nodeId);
+    if (dependency.resolution !== 'reuse_previous_output') continue;
+    const where = `resolvedDependencies[${i}] (node '${dependency.nodeId}')`;
+    const sourceId = dependency.sourceNodeRunId;
+    if (!sourceId) throw new InvalidRequestError(`${where}: sourceNodeRunId is required with reuse_previous_output`);
+    assertObjectIdHex(sourceId, `sourceNodeRunId of ${where}`);
+    const source = await services.repos.nodeRuns.get(parentRunId, sourceId);
+    if (!source) throw new InvalidRequestError(`${where}: node run ${sourceId} is not a node run of the parent run`);
+    if (source.nodeId !== dependency.nodeId) throw new InvalidRequestError(`${where}: node run ${sourceId} belongs to node '${source.nodeId}'`);
+    if (source.status !== 'completed') throw new InvalidRequestError(`${where}: node run ${sourceId} is ${source.status}, only completed outputs can be reused`);
+    sources.push(source);
+  }
+  return sources;
+}
