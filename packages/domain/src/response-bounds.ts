@@ -3,10 +3,11 @@
  * memory). Values are stored up to the write-time limits (`SWITCHYARD_MAX_OUTPUT_BYTES` for
  * executor outputs and step arguments), and responses that list many of them inline only the
  * small ones, within a byte budget per response:
- * - a snapshot (node run input, output, original output; a gate's `stepOutput`) is inlined when it
+ * - a snapshot (node run input, output, original output; a gate's `stepOutput`, `editedOutput`,
+ *   `userInput`) is inlined when it
  *   is at most {@link INLINE_SNAPSHOT_MAX_BYTES} and the response has inlined less than
  *   {@link RESPONSE_SNAPSHOT_BUDGET_BYTES} so far; otherwise it is `null` and its size is given in
- *   `omittedSnapshots` (node runs) or `stepOutputOmittedBytes` (gates), so that clients fetch it
+ *   `omittedSnapshots` (node runs) or `omittedFields` (gates), so that clients fetch it
  *   from `GET .../nodes/{node_run_id}`, which always returns every snapshot in full;
  * - run detail and run list entries carry at most {@link MAX_INLINE_NODE_RUNS} node runs (the
  *   first by `startedAt`), with `nodeRunCount` and `nodeRunsUrl` for the paginated list.

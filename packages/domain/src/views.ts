@@ -5,7 +5,7 @@
 import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from './records.ts';
 import { jsonByteLength, type SnapshotBudget } from './response-bounds.ts';
 import { deriveRunState } from './run-state.ts';
-import type { NodeRunDetail, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
+import type { NodeRunDetail, RequirementRecordView, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
 import type { WorkflowDetail, WorkflowSummary } from './schemas/workflow.ts';
 import { countNodes } from './validation.ts';
 
@@ -48,9 +48,10 @@ export type OmittedSnapshots = Partial<Record<SnapshotField, number>>;
 
 /**
  * NodeRunRecord -> NodeRunDetail. `omitted` names snapshots left out of a list-like response
- * (shown as null, sizes under `omittedSnapshots`; see `response-bounds.ts`).
+ * (shown as null, sizes under `omittedSnapshots`; see `response-bounds.ts`); `decisions` are the
+ * node run's HITL gates (see {@link requirementsOfNodeRun}).
  */
-export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots = {}): NodeRunDetail {
+export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots = {}, decisions: readonly RequirementRecordView[] = []): NodeRunDetail {
   const shown = (field: SnapshotField) => (omitted[field] === undefined ? (record[field] ?? null) : null);
   const hasOriginal = omitted.originalOutputSnapshot !== undefined || (record.originalOutputSnapshot !== undefined && record.originalOutputSnapshot !== null);
   return {
@@ -66,6 +67,7 @@ export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots
     outputSnapshot: shown('outputSnapshot'),
     ...(hasOriginal ? { originalOutputSnapshot: shown('originalOutputSnapshot') } : {}),
     ...(Object.keys(omitted).length > 0 ? { omittedSnapshots: omitted } : {}),
+    ...(decisions.length > 0 ? { decisions: [...decisions] } : {}),
     error: record.error,
     startedAt: iso(record.startedAt),
     finishedAt: iso(record.finishedAt),
@@ -105,7 +107,8 @@ export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
 /**
  * RunRecord + an excerpt of its node runs -> RunDetail, including `runState` derived at `now`
  * (epoch ms). `pendingRequirements` lists the undecided gates, and only while the run awaits
- * approval; their `stepOutput`s are inlined within `budget` (shared with the node runs).
+ * approval; `requirements` every gate the run raised, with its decision. Large values are
+ * inlined within `budget` (shared with the node runs).
  */
 export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget): RunDetail {
   const pending = run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
@@ -116,6 +119,7 @@ export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: numbe
     definitionSnapshot: run.definitionSnapshot,
     resolvedDependencies: run.resolvedDependencies,
     pendingRequirements: pending.map((requirement) => toRequirementSummary(requirement, budget)),
+    requirements: run.pendingRequirements.map((requirement) => toRequirementRecordView(requirement, budget)),
     runState: deriveRunState({
       runId: run.id,
       status: run.status,
@@ -127,10 +131,13 @@ export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: numbe
   };
 }
 
+/** Requirement values that may be large, and are shown within a response budget. */
+const BUDGETED_REQUIREMENT_FIELDS = ['stepOutput', 'editedOutput', 'userInput'] as const;
+
 /**
  * RequirementRecord -> StepRequirementSummary (internal bookkeeping left out, times as
- * ISO-8601). With a `budget`, a `stepOutput` it cannot afford is null and its size is given as
- * `stepOutputOmittedBytes`.
+ * ISO-8601). With a `budget`, a `stepOutput`, `editedOutput` or `userInput` it cannot afford is
+ * null and its size is given under `omittedFields`.
  */
 export function toRequirementSummary(requirement: RequirementRecord, budget?: SnapshotBudget): StepRequirementSummary {
   const {
@@ -147,9 +154,36 @@ export function toRequirementSummary(requirement: RequirementRecord, budget?: Sn
     timeoutAt,
     ...summary
   } = requirement;
-  if (budget && summary.stepOutput !== undefined && summary.stepOutput !== null) {
-    const bytes = jsonByteLength(summary.stepOutput);
-    if (!budget.take(bytes)) return { ...summary, stepOutput: null, stepOutputOmittedBytes: bytes, timeoutAt: iso(timeoutAt) };
+  const view: StepRequirementSummary = { ...summary, timeoutAt: iso(timeoutAt) };
+  if (!budget) return view;
+  const omitted: Partial<Record<(typeof BUDGETED_REQUIREMENT_FIELDS)[number], number>> = {};
+  for (const field of BUDGETED_REQUIREMENT_FIELDS) {
+    const value = view[field];
+    if (value === undefined || value === null) continue;
+    const bytes = jsonByteLength(value);
+    if (!budget.take(bytes)) {
+      omitted[field] = bytes;
+      view[field] = null;
+    }
   }
-  return { ...summary, timeoutAt: iso(timeoutAt) };
+  return Object.keys(omitted).length > 0 ? { ...view, omittedFields: omitted } : view;
+}
+
+/** RequirementRecord -> RequirementRecordView: the summary with where it was raised and its decision. */
+export function toRequirementRecordView(requirement: RequirementRecord, budget?: SnapshotBudget): RequirementRecordView {
+  return {
+    ...toRequirementSummary(requirement, budget),
+    nodeId: requirement.nodeId,
+    iterationPath: requirement.iterationPath,
+    round: requirement.round,
+    requestedAt: requirement.requestedAt.toISOString(),
+    resolution: requirement.resolution,
+    decidedBy: requirement.decidedBy,
+    decidedAt: iso(requirement.decidedAt),
+  };
+}
+
+/** The requirements of one node run (same node and iteration path), in the order raised. */
+export function requirementsOfNodeRun(requirements: readonly RequirementRecord[], nodeRun: Pick<NodeRunRecord, 'nodeId' | 'iterationPath'>): RequirementRecord[] {
+  return requirements.filter((requirement) => requirement.nodeId === nodeRun.nodeId && requirement.iterationPath === nodeRun.iterationPath);
 }

@@ -24,7 +24,9 @@ import {
   TriggerRunBody,
   TriggerRunResponse,
   pagination,
+  requirementsOfNodeRun,
   toNodeRunDetail,
+  toRequirementRecordView,
 } from '@switchyard/domain';
 import { API_PREFIX } from '../api-prefix.ts';
 import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts';
@@ -245,7 +247,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const { page = 1, perPage = NODE_RUN_PAGE_SIZE } = request.query;
       const [heads, total] = await Promise.all([repos.nodeRuns.listHeads(run.id, (page - 1) * perPage, perPage), repos.nodeRuns.countByRun(run.id)]);
-      const nodeRuns = await nodeRunViews(repos, heads, new SnapshotBudget());
+      const nodeRuns = await nodeRunViews(repos, heads, new SnapshotBudget(), run.pendingRequirements);
       return { runId: run.id, workflowId: run.workflowDefinitionId, nodeRuns, pagination: pagination(total, page, perPage) };
     },
   );
@@ -257,7 +259,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const nodeRun = await repos.nodeRuns.get(run.id, request.params.node_run_id);
       if (!nodeRun) throw new NotFoundError('Node run');
-      return toNodeRunDetail(nodeRun);
+      return toNodeRunDetail(nodeRun, {}, requirementsOfNodeRun(run.pendingRequirements, nodeRun).map((requirement) => toRequirementRecordView(requirement)));
     },
   );
 };

@@ -8,7 +8,9 @@ import {
   JSON_NULL_BYTES,
   MAX_INLINE_NODE_RUNS,
   SnapshotBudget,
+  requirementsOfNodeRun,
   toNodeRunDetail,
+  toRequirementRecordView,
   toRunDetail,
   toRunSummary,
   type RunDetail,
@@ -17,6 +19,7 @@ import {
   type NodeRunExcerpt,
   type NodeRunRecord,
   type OmittedSnapshots,
+  type RequirementRecord,
   type RunRecord,
   type SnapshotBytes,
   type SnapshotField,
@@ -33,11 +36,17 @@ const FIELDS: ReadonlyArray<readonly [SnapshotField, keyof SnapshotBytes]> = [
 
 /**
  * Views of `heads` (node runs read without snapshots, e.g. by `NodeRuns.listHeads`), each with
- * the snapshots `budget` affords and the sizes of the others. Node runs stored before sizes
+ * the snapshots `budget` affords and the sizes of the others, and its gates among `requirements`
+ * (the run's) with their decisions. Node runs stored before sizes
  * were recorded (or written partly by an older version) are measured, and their sizes stored,
  * one at a time.
  */
-export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunRecord[], budget: SnapshotBudget): Promise<NodeRunDetail[]> {
+export async function nodeRunViews(
+  repos: Repositories,
+  heads: readonly NodeRunRecord[],
+  budget: SnapshotBudget,
+  requirements: readonly RequirementRecord[] = [],
+): Promise<NodeRunDetail[]> {
   const planned: Array<{ record: NodeRunRecord; omitted: OmittedSnapshots }> = [];
   const wanted = new Map<SnapshotField, string[]>(FIELDS.map(([field]) => [field, []]));
   for (const head of heads) {
@@ -60,7 +69,9 @@ export async function nodeRunViews(repos: Repositories, heads: readonly NodeRunR
     const values = await repos.nodeRuns.snapshotsOf(ids, field);
     for (const { record } of planned) if (values.has(record.id)) record[field] = values.get(record.id);
   }
-  return planned.map(({ record, omitted }) => toNodeRunDetail(record, omitted));
+  return planned.map(({ record, omitted }) =>
+    toNodeRunDetail(record, omitted, requirementsOfNodeRun(requirements, record).map((requirement) => toRequirementRecordView(requirement, budget))),
+  );
 }
 
 /** True when the node run's document records the size of every snapshot. */
@@ -72,7 +83,9 @@ function hasAllSizes(head: NodeRunRecord): boolean {
 export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget): Promise<NodeRunExcerpt> {
   const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
   const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : await repos.nodeRuns.countByRun(run.id);
-  return { items: await nodeRunViews(repos, heads, budget), total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
+  // List rows are read without their requirements (LIST_PROJECTION): no decisions there.
+  const items = await nodeRunViews(repos, heads, budget, run.pendingRequirements ?? []);
+  return { items, total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
 }
 
 /** Run-list rows for `runs` (read with the list projection), within one response budget. */

@@ -44,6 +44,72 @@ export const TriggerRunResponse = Type.Object({
 });
 export type TriggerRunResponse = Static<typeof TriggerRunResponse>;
 
+/** PendingUserInputField: runtime form field of a pending requirement. */
+export const PendingUserInputField = Type.Object({
+  name: Type.String(),
+  fieldType: Type.Optional(Type.String({ description: 'str | int | float | bool | list | dict' })),
+  description: Type.Optional(nullable(Type.String())),
+  required: Type.Boolean(),
+  value: Type.Optional(JsonValue),
+  allowedValues: Type.Optional(nullable(Type.Array(JsonValue))),
+});
+export type PendingUserInputField = Static<typeof PendingUserInputField>;
+
+/** StepRequirementSummary: one HITL gate awaiting (or holding) a decision. */
+export const StepRequirementSummary = Type.Object({
+  schemaVersion: Type.Integer(),
+  stepId: Type.String(),
+  stepName: Type.Optional(Type.String()),
+  stepIndex: Type.Optional(Type.Integer()),
+  stepType: Type.Optional(Type.String()),
+  requiresConfirmation: Type.Boolean(),
+  requiresUserInput: Type.Boolean(),
+  requiresOutputReview: Type.Boolean(),
+  requiresRouteSelection: Type.Boolean(),
+  confirmationMessage: Type.Optional(nullable(Type.String())),
+  userInputMessage: Type.Optional(nullable(Type.String())),
+  userInputSchema: Type.Optional(nullable(Type.Array(PendingUserInputField))),
+  outputReviewMessage: Type.Optional(nullable(Type.String())),
+  availableChoices: Type.Optional(nullable(Type.Array(Type.String()))),
+  allowMultipleSelections: Type.Boolean(),
+  stepOutput: Type.Optional(nullable(JsonValue)),
+  omittedFields: Type.Optional(
+    Type.Object(
+      {
+        stepOutput: Type.Optional(Type.Integer()),
+        editedOutput: Type.Optional(Type.Integer()),
+        userInput: Type.Optional(Type.Integer()),
+      },
+      { description: 'Values too large for this response (shown as null), with their size in bytes of JSON; the node run detail has them' },
+    ),
+  ),
+  isPostExecution: Type.Boolean(),
+  confirmed: Type.Optional(nullable(Type.Boolean())),
+  rejectionFeedback: Type.Optional(nullable(Type.String())),
+  editedOutput: Type.Optional(nullable(JsonValue)),
+  userInput: Type.Optional(nullable(JsonObject)),
+  selectedChoices: Type.Optional(nullable(Type.Array(Type.String()))),
+  retryCount: Type.Integer(),
+  maxRetries: Type.Optional(nullable(Type.Integer())),
+  timeoutAt: Type.Optional(nullable(Timestamp)),
+  onTimeout: Type.String(),
+  onReject: Type.String(),
+});
+export type StepRequirementSummary = Static<typeof StepRequirementSummary>;
+
+/** A HITL gate on the record: the summary, where it was raised, and how it was decided (null fields while undecided). */
+export const RequirementRecordView = Type.Object({
+  ...StepRequirementSummary.properties,
+  nodeId: Type.String(),
+  iterationPath: Type.String(),
+  round: Type.Integer({ description: '0 for the first ask; +1 for each onReject retry or loop iteration' }),
+  requestedAt: Timestamp,
+  resolution: nullable(Type.String({ description: 'confirm | reject | edit | user_input | route_select | cancel' })),
+  decidedBy: nullable(Type.String({ description: 'human | timeout | run_ended' })),
+  decidedAt: nullable(Timestamp),
+});
+export type RequirementRecordView = Static<typeof RequirementRecordView>;
+
 /** NodeRunDetail: one node execution with its I/O snapshots. */
 export const NodeRunDetail = Type.Object({
   id: Type.String(),
@@ -57,6 +123,9 @@ export const NodeRunDetail = Type.Object({
   inputSnapshot: nullable(JsonValue),
   outputSnapshot: nullable(JsonValue),
   originalOutputSnapshot: Type.Optional(nullable(JsonValue)),
+  decisions: Type.Optional(
+    Type.Array(RequirementRecordView, { description: 'The HITL gates of this node at this iteration path, decided or not, in the order raised' }),
+  ),
   omittedSnapshots: Type.Optional(
     Type.Object(
       {
@@ -92,52 +161,6 @@ export const NodeRunListQuery = Type.Object({
 });
 export type NodeRunListQuery = Static<typeof NodeRunListQuery>;
 export type NodeRunListResponse = Static<typeof NodeRunListResponse>;
-
-/** PendingUserInputField: runtime form field of a pending requirement. */
-export const PendingUserInputField = Type.Object({
-  name: Type.String(),
-  fieldType: Type.Optional(Type.String({ description: 'str | int | float | bool | list | dict' })),
-  description: Type.Optional(nullable(Type.String())),
-  required: Type.Boolean(),
-  value: Type.Optional(JsonValue),
-  allowedValues: Type.Optional(nullable(Type.Array(JsonValue))),
-});
-export type PendingUserInputField = Static<typeof PendingUserInputField>;
-
-/** StepRequirementSummary: one HITL gate awaiting (or holding) a decision. */
-export const StepRequirementSummary = Type.Object({
-  schemaVersion: Type.Integer(),
-  stepId: Type.String(),
-  stepName: Type.Optional(Type.String()),
-  stepIndex: Type.Optional(Type.Integer()),
-  stepType: Type.Optional(Type.String()),
-  requiresConfirmation: Type.Boolean(),
-  requiresUserInput: Type.Boolean(),
-  requiresOutputReview: Type.Boolean(),
-  requiresRouteSelection: Type.Boolean(),
-  confirmationMessage: Type.Optional(nullable(Type.String())),
-  userInputMessage: Type.Optional(nullable(Type.String())),
-  userInputSchema: Type.Optional(nullable(Type.Array(PendingUserInputField))),
-  outputReviewMessage: Type.Optional(nullable(Type.String())),
-  availableChoices: Type.Optional(nullable(Type.Array(Type.String()))),
-  allowMultipleSelections: Type.Boolean(),
-  stepOutput: Type.Optional(nullable(JsonValue)),
-  stepOutputOmittedBytes: Type.Optional(
-    Type.Integer({ description: 'Size (bytes of JSON) of a stepOutput too large to show here (it is null); the node run detail has it' }),
-  ),
-  isPostExecution: Type.Boolean(),
-  confirmed: Type.Optional(nullable(Type.Boolean())),
-  rejectionFeedback: Type.Optional(nullable(Type.String())),
-  editedOutput: Type.Optional(nullable(JsonValue)),
-  userInput: Type.Optional(nullable(JsonObject)),
-  selectedChoices: Type.Optional(nullable(Type.Array(Type.String()))),
-  retryCount: Type.Integer(),
-  maxRetries: Type.Optional(nullable(Type.Integer())),
-  timeoutAt: Type.Optional(nullable(Timestamp)),
-  onTimeout: Type.String(),
-  onReject: Type.String(),
-});
-export type StepRequirementSummary = Static<typeof StepRequirementSummary>;
 
 /** RunStateView (run-state.md): the derived "what is this run doing right now". */
 export const RunStateViewSchema = Type.Object({
@@ -184,6 +207,7 @@ export const RunDetail = Type.Object({
   definitionSnapshot: DefinitionSnapshot,
   resolvedDependencies: Type.Array(ResolvedDependency),
   pendingRequirements: Type.Array(StepRequirementSummary),
+  requirements: Type.Array(RequirementRecordView, { description: 'Every HITL gate the run raised, in order, decided or not, with its decision' }),
   runState: RunStateViewSchema,
 });
 export type RunDetail = Static<typeof RunDetail>;
