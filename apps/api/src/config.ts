@@ -35,6 +35,8 @@ export interface ServiceConfig {
   runsKeptPerWorkflow: number | null;
   /** How often the retention policy is applied. */
   retentionIntervalMs: number;
+  /** How long a trigger's `Idempotency-Key` is remembered, hours. */
+  idempotencyTtlHours: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     runRetentionDays: optionalInteger(env, 'SWITCHYARD_RUN_RETENTION_DAYS', 1, 36_500),
     runsKeptPerWorkflow: optionalInteger(env, 'SWITCHYARD_RUNS_KEPT_PER_WORKFLOW', 1, 10_000_000),
     retentionIntervalMs: integer(env, 'SWITCHYARD_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
+    idempotencyTtlHours: integer(env, 'SWITCHYARD_IDEMPOTENCY_TTL_HOURS', 24, 1, 8_760),
   };
 }
 

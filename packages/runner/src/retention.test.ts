@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { newId, openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 import { systemClock, type Clock } from './clock.ts';
 import { RetentionSweeper, deleteEndedRun } from './retention.ts';
 
@@ -119,11 +119,17 @@ describe('RetentionSweeper', () => {
     expect((await repos.runs.list({ workflowId: b }, 1, 100)).total).toBe(runsB.length);
   });
 
-  it('does nothing without a policy', async () => {
-    const sweeper = new RetentionSweeper({ repos, store, logger, retentionDays: null, keepPerWorkflow: null });
+  it('deletes no run without a policy, and purges expired idempotency keys either way', async () => {
+    const now = Date.now();
+    const wf = await workflow('no policy');
+    const old = await run(wf, new Date(now - 400 * DAY));
+    const runId = newId();
+    expect(await repos.idempotencyKeys.claim(wf, 'k', { runId, bodyHash: 'h', now: new Date(now - 2 * DAY), ttlMs: DAY })).toEqual({ won: true });
+    const sweeper = new RetentionSweeper({ repos, store, logger, clock: clockAt(now), retentionDays: null, keepPerWorkflow: null });
     expect(sweeper.enabled).toBe(false);
-    sweeper.start();
-    await sweeper.stop();
+    expect(await sweeper.sweep()).toBe(0);
+    expect(await repos.runs.get(old)).not.toBeNull();
+    expect(await store.collection('idempotency_keys').countDocuments({})).toBe(0);
   });
 
   it('ends a pass after the deletion it is at when stopped', async () => {

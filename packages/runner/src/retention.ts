@@ -4,7 +4,7 @@
  * `DELETE .../runs/{run_id}`), and the {@link RetentionSweeper} applies the configured policy
  * now and then on either backend: runs that ended more than `retentionDays` ago, and a
  * workflow's ended runs beyond its `keepPerWorkflow` newest. Runs that have not ended are never
- * deleted. After a pass that deleted anything, the store is compacted (the embedded store
+ * deleted. Each pass also purges expired idempotency keys of triggers. After a pass that deleted anything, the store is compacted (the embedded store
  * rewrites its snapshot, so its files shrink too).
  */
 import { isTerminalRunStatus } from '@switchyard/domain';
@@ -70,7 +70,7 @@ export class RetentionSweeper {
     this.clock = options.clock ?? systemClock;
   }
 
-  /** True when a policy is configured (otherwise {@link start} does nothing). */
+  /** True when a run retention policy is configured (expired idempotency keys are purged either way). */
   get enabled(): boolean {
     return this.options.retentionDays !== null || this.options.keepPerWorkflow !== null;
   }
@@ -96,6 +96,7 @@ export class RetentionSweeper {
   /** The deletions of one pass, counted in `counter`. */
   private async pass(counter: { deleted: number }): Promise<void> {
     const { repos, retentionDays, keepPerWorkflow } = this.options;
+    await repos.idempotencyKeys.purgeExpired(this.clock.now());
     if (retentionDays !== null) {
       const cutoff = new Date(this.clock.now().getTime() - retentionDays * 86_400_000);
       for (let runs = await repos.runs.listEndedBefore(cutoff, BATCH); runs.length > 0; runs = await repos.runs.listEndedBefore(cutoff, BATCH)) {
@@ -117,9 +118,9 @@ export class RetentionSweeper {
     }
   }
 
-  /** Sweeps now and then every `intervalMs` until {@link stop}, when a policy is configured. */
+  /** Sweeps now and then every `intervalMs` until {@link stop}. */
   start(): void {
-    if (this.timer || !this.enabled) return;
+    if (this.timer) return;
     const tick = () => {
       this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'retention sweep failed'));
     };

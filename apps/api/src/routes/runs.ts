@@ -32,6 +32,7 @@ import { API_PREFIX } from '../api-prefix.ts';
 import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
+import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
 import { replayRun, retryRun, triggerRun, type RetryRequest, type TriggeringIdentity } from '../services/run-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
@@ -73,10 +74,14 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       schema: {
         tags,
         summary: 'Trigger a run',
-        description: 'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it.',
+        description:
+          'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it. With an `Idempotency-Key` ' +
+          'header (1-255 printable ASCII characters) the run starts at most once per workflow and key for 24 h: a repeat with the same ' +
+          'body returns the original run (202, same runId); a repeat with another body is a 409.',
         params: WorkflowParams,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
         body: TriggerRunBody,
-        response: { 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody },
+        response: { 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
       // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
       preValidation: async (request) => {
@@ -84,7 +89,12 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       },
     },
     async (request, reply) => {
-      const run = await triggerRun(services, request.params.workflow_id, request.body, identityOf(request.headers));
+      const workflowId = request.params.workflow_id;
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const identity = identityOf(request.headers);
+      const { run } = key
+        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId))
+        : { run: await triggerRun(services, workflowId, request.body, identity) };
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,

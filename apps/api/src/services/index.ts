@@ -31,6 +31,8 @@ export interface AppServices {
   clock: Clock;
   /** For what is worth logging but not failing a request over. */
   logger?: Logger;
+  /** How long an `Idempotency-Key` of a trigger is remembered, ms (default 24 h). */
+  idempotencyTtlMs?: number;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -87,6 +89,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       checks: definitionChecks(executors, cel),
       clock: systemClock,
       logger,
+      idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
       async close() {
         await retention.stop();
         await sweeper.stop();

@@ -44,6 +44,8 @@ export interface NewRunPlan {
   /** Node runs of the parent run to copy in: the new run reuses their outputs. */
   reused: readonly NodeRunRecord[];
   identity: TriggeringIdentity;
+  /** The new run's id, when the caller reserved one (an idempotency key names it first). */
+  runId?: string;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
   if (!plan.workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   if (jsonDepth(plan.initialInput) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const now = services.clock.now();
-  const runId = newId();
+  const runId = plan.runId ?? newId();
   for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
   const run = await services.repos.runs.create(
     {
@@ -88,9 +90,10 @@ function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
  * parent run's node run (`sourceNodeRunId`) copied in; `rerun` nodes execute again.
  * 400 when disabled, when `resolvedDependencies` come without `parentRunId`, or when a dependency
  * does not fit (missing or foreign source node run, node id mismatch, source not completed);
- * 404 when the workflow or the parent run does not exist.
+ * 404 when the workflow or the parent run does not exist. `runId` is the id to give the run, when
+ * reserved by the caller.
  */
-export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = ANONYMOUS): Promise<RunRecord> {
+export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = ANONYMOUS, runId?: string): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   const parentRunId = body.parentRunId ?? null;
@@ -109,6 +112,7 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     resolvedDependencies,
     reused: parentRunId === null ? [] : await dependencySources(services, parentRunId, resolvedDependencies),
     identity,
+    runId,
   });
 }
 

@@ -74,7 +74,7 @@ export async function toggleWorkflow(services: AppServices, id: string, enabled:
  */
 export async function deleteWorkflow(services: AppServices, id: string): Promise<void> {
   if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('Workflow');
-  const { runs, nodeRuns, events } = services.repos;
+  const { runs, nodeRuns, events, idempotencyKeys } = services.repos;
   for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
-  await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id)]);
+  await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id), idempotencyKeys.deleteByWorkflow(id)]);
 }

@@ -2,11 +2,13 @@
  * The repositories over one DocumentStore, and the start-up index creation.
  */
 import type { DocumentStore } from '../document-collection.ts';
+import { IdempotencyKeys } from './idempotency-keys.ts';
 import { NodeRuns } from './node-runs.ts';
 import { RunEvents } from './run-events.ts';
 import { WorkflowDefinitions } from './workflow-definitions.ts';
 import { WorkflowRuns } from './workflow-runs.ts';
 
+export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
 export { WorkflowDefinitions, type WorkflowChanges } from './workflow-definitions.ts';
@@ -19,6 +21,7 @@ export interface Repositories {
   runs: WorkflowRuns;
   nodeRuns: NodeRuns;
   events: RunEvents;
+  idempotencyKeys: IdempotencyKeys;
 }
 
 /** Builds the repositories and creates their indexes (idempotent; call at start). */
@@ -28,6 +31,7 @@ export async function openRepositories(store: DocumentStore): Promise<Repositori
     runs: new WorkflowRuns(store),
     nodeRuns: new NodeRuns(store),
     events: new RunEvents(store),
+    idempotencyKeys: new IdempotencyKeys(store),
   };
   for (const repository of Object.values(repositories)) await repository.ensureIndexes();
   return repositories;

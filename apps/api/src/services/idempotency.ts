@@ -1,0 +1,89 @@
+/**
+ * Idempotent triggers (issue "Run control" item 10): a trigger carrying an `Idempotency-Key`
+ * header starts its run at most once per workflow and key while the key lives (default 24 h):
+ * a repeat with the same body gets the original run back (same `runId`, same 202), a repeat with
+ * another body is a 409 `conflict`. Concurrent first requests are arbitrated by the key
+ * document's unique id (see the `idempotency_keys` repository), not by a read-then-write; a
+ * request that lost waits for the winner's run to appear, and takes the key over if the winner
+ * died before creating it.
+ */
+import { createHash } from 'node:crypto';
+import { ConflictError, InvalidRequestError, type RunRecord } from '@switchyard/domain';
+import { newId } from '@switchyard/store';
+import type { AppServices } from './index.ts';
+
+/** How long a key is remembered unless configured (`SWITCHYARD_IDEMPOTENCY_TTL_HOURS`): 24 h, in ms. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+/** Longest accepted key, in characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** How long a winner may take to create its run before a waiting request takes the key over, ms. */
+const CREATION_GRACE_MS = 10_000;
+
+/** Pause between looks for the winner's run, ms. */
+const WAIT_STEP_MS = 20;
+
+/** The header value as a key, or a 400 when it is empty, too long or not printable ASCII. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new InvalidRequestError(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`);
+  }
+  return key;
+}
+
+/** SHA-256 of the body's JSON with object keys sorted (so key order does not matter). */
+export function hashBody(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Calls `create(runId)` unless `key` already started a run of `workflowId` for the same `body`;
+ * returns that run (`replayed: true`) or the new one. Throws ConflictError (409) when the key
+ * was used with another body, and what `create` throws (the key is then forgotten, so a
+ * corrected request may use it).
+ */
+export async function onceForKey(
+  services: AppServices,
+  workflowId: string,
+  key: string,
+  body: unknown,
+  create: (runId: string) => Promise<RunRecord>,
+): Promise<{ run: RunRecord; replayed: boolean }> {
+  const keys = services.repos.idempotencyKeys;
+  const ttlMs = services.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  const bodyHash = hashBody(body);
+  const runId = newId();
+  let claim = await keys.claim(workflowId, key, { runId, bodyHash, now: services.clock.now(), ttlMs });
+  while (!claim.won) {
+    const { existing } = claim;
+    if (existing.bodyHash !== bodyHash) {
+      throw new ConflictError(`Idempotency-Key '${key}' was already used with a different request body for this workflow`);
+    }
+    const run = await services.repos.runs.getInWorkflow(workflowId, existing.runId);
+    if (run) return { run, replayed: true };
+    const now = services.clock.now();
+    const stalled = now.getTime() - existing.createdAt.getTime() > CREATION_GRACE_MS;
+    if (!stalled) await services.clock.sleep(WAIT_STEP_MS);
+    claim = await keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(stalled ? { takeOverRunId: existing.runId } : {}) });
+  }
+  try {
+    return { run: await create(runId), replayed: false };
+  } catch (error) {
+    await keys.release(workflowId, key, runId).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Idempotent triggers (issue "Run control" item 10): `Idempotency-Key` on POST .../runs starts a
+ * run at most once per workflow and key, even under concurrent retries.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startService();
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+async function enabledWorkflow(): Promise<string> {
+  const created = await svc.createWorkflow({ name: uniqueName('idempotent'), canvas: CANVAS, nodes: [echoStep('A')] });
+  await svc.enable(created.id);
+  return created.id;
+}
+
+function trigger(workflowId: string, key: string | undefined, body: Record<string, unknown>) {
+  return fetch(`${svc.baseUrl}${wf(`/${workflowId}/runs`)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    body: JSON.stringify(body),
+  }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+}
+
+describe('Idempotency-Key', () => {
+  it('starts one run for 20 concurrent identical requests, and returns it to every one', async () => {
+    const workflowId = await enabledWorkflow();
+    const body = { initialInput: { order: 42, items: ['a', 'b'] } };
+    const responses = await Promise.all(Array.from({ length: 20 }, () => trigger(workflowId, 'order-42', body)));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const runIds = new Set(responses.map((r) => r.body.runId));
+    expect(runIds.size).toBe(1);
+    const [runId] = [...runIds];
+    await svc.waitForRun(workflowId, runId!);
+    expect((await svc.api.get(wf(`/${workflowId}/runs`))).body.pagination.total).toBe(1);
+
+    // Later, a repeat with the same body in another key order gets the same run.
+    const again = await trigger(workflowId, 'order-42', { initialInput: { items: ['a', 'b'], order: 42 } });
+    expect(again).toMatchObject({ status: 202, body: { runId, status: 'completed' } });
+  });
+
+  it('refuses the same key with another body (409), and keys are per workflow', async () => {
+    const workflowId = await enabledWorkflow();
+    const first = await trigger(workflowId, 'k-1', { initialInput: { n: 1 } });
+    expect(first.status).toBe(202);
+    const other = await trigger(workflowId, 'k-1', { initialInput: { n: 2 } });
+    expect(other.status).toBe(409);
+    expect(other.body.detail).toEqual({ error: 'conflict', message: "Idempotency-Key 'k-1' was already used with a different request body for this workflow" });
+    const elsewhere = await trigger(await enabledWorkflow(), 'k-1', { initialInput: { n: 2 } });
+    expect(elsewhere.status).toBe(202);
+    expect(elsewhere.body.runId).not.toBe(first.body.runId);
+    const without = await Promise.all([trigger(workflowId, undefined, {}), trigger(workflowId, undefined, {})]);
+    expect(new Set(without.map((r) => r.body.runId)).size).toBe(2);
+  });
+
+  it('forgets a key whose request failed, so a corrected request can use it; rejects malformed keys', async () => {
+    const created = await svc.createWorkflow({ name: uniqueName('idempotent disabled'), canvas: CANVAS, nodes: [echoStep('A')] });
+    const refused = await trigger(created.id, 'retry-me', {});
+    expect(refused.status).toBe(400);
+    await svc.enable(created.id);
+    expect((await trigger(created.id, 'retry-me', {})).status).toBe(202);
+    const tooLong = await trigger(created.id, 'x'.repeat(256), {});
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.detail.error).toBe('invalid_request');
+  });
+});
