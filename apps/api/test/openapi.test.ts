@@ -15,6 +15,7 @@ describe('openapi/openapi.json', () => {
       [
         'GET /api/v1/workflows',
         'POST /api/v1/workflows',
+        'POST /api/v1/workflows/validate',
         'GET /api/v1/workflows/{workflow_id}',
         'PUT /api/v1/workflows/{workflow_id}',
         'DELETE /api/v1/workflows/{workflow_id}',

@@ -8,6 +8,7 @@ import { deleteEndedRun } from '@switchyard/runner';
 import {
   ChildRunResponse,
   ConflictError,
+  DryRunResponse,
   ErrorBody,
   NODE_RUN_PAGE_SIZE,
   type RunRecord,
@@ -33,6 +34,7 @@ import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts'
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
 import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
+import { dryRunTrigger } from '../services/validation-service.ts';
 import { replayRun, retryRun, triggerRun, type RetryRequest, type TriggeringIdentity } from '../services/run-service.ts';
 import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
@@ -77,11 +79,12 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         description:
           'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it. With an `Idempotency-Key` ' +
           'header (1-255 printable ASCII characters) the run starts at most once per workflow and key for 24 h: a repeat with the same ' +
-          'body returns the original run (202, same runId); a repeat with another body is a 409.',
+          'body returns the original run (202, same runId); a repeat with another body is a 409. With `dryRun: true` nothing starts: ' +
+          '200 `{ valid, problems }` after the checks a trigger makes (enabled, definition still valid, input, dependencies).',
         params: WorkflowParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
         body: TriggerRunBody,
-        response: { 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        response: { 200: DryRunResponse, 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
       // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
       preValidation: async (request) => {
@@ -90,6 +93,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
     async (request, reply) => {
       const workflowId = request.params.workflow_id;
+      if (request.body.dryRun === true) return reply.status(200).send(await dryRunTrigger(services, workflowId, request.body));
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const identity = identityOf(request.headers);
       const { run } = key

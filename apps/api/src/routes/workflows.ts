@@ -6,6 +6,7 @@ import Type from 'typebox';
 import {
   ErrorBody,
   ToggleBody,
+  ValidationResult,
   WorkflowCreateBody,
   WorkflowDetail,
   WorkflowListQuery,
@@ -17,6 +18,7 @@ import {
 } from '@switchyard/domain';
 import type { AppServices } from '../services/index.ts';
 import { createWorkflow, deleteWorkflow, requireWorkflow, toggleWorkflow, updateWorkflow } from '../services/workflow-service.ts';
+import { validateDefinition } from '../services/validation-service.ts';
 import { WorkflowParams } from './params.ts';
 
 const tags = ['workflows'];
@@ -58,6 +60,22 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
     },
     async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body))),
+  );
+
+  app.post(
+    '/validate',
+    {
+      schema: {
+        tags,
+        summary: 'Validate a workflow definition without saving it',
+        description:
+          'Checks a create body as POST /workflows would (node rules, executors, CEL expressions, limits) and answers 200 ' +
+          '`{ valid, problems }`; a body of the wrong shape is still a 400. The name is not checked for uniqueness.',
+        body: WorkflowCreateBody,
+        response: { 200: ValidationResult, 400: ErrorBody },
+      },
+    },
+    async (request) => validateDefinition(services, request.body),
   );
 
   app.put(

@@ -96,13 +96,7 @@ function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
 export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = ANONYMOUS, runId?: string): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
-  const parentRunId = body.parentRunId ?? null;
-  const resolvedDependencies = knownDependencyFields(body.resolvedDependencies ?? []);
-  if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
-  if (parentRunId !== null) {
-    assertObjectIdHex(parentRunId, 'parentRunId');
-    if (!(await services.repos.runs.getInWorkflow(id, parentRunId))) throw new NotFoundError('Parent run');
-  }
+  const { parentRunId, resolvedDependencies, reused } = await checkDependencies(services, id, body);
   return createRun(services, {
     workflow,
     definitionSnapshot: liveSnapshot(workflow),
@@ -110,10 +104,29 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     initialInput: (body.initialInput ?? {}) as Record<string, unknown>,
     parentRunId,
     resolvedDependencies,
-    reused: parentRunId === null ? [] : await dependencySources(services, parentRunId, resolvedDependencies),
+    reused,
     identity,
     runId,
   });
+}
+
+/**
+ * A trigger's `parentRunId` and `resolvedDependencies`, checked: the parent run's node runs to
+ * reuse. 400 on a misfit (dependencies without a parent, malformed ids, see
+ * {@link dependencySources}); 404 when the parent run is not a run of `workflowId`.
+ */
+export async function checkDependencies(
+  services: AppServices,
+  workflowId: string,
+  body: TriggerRunBody,
+): Promise<{ parentRunId: string | null; resolvedDependencies: ResolvedDependency[]; reused: NodeRunRecord[] }> {
+  const parentRunId = body.parentRunId ?? null;
+  const resolvedDependencies = knownDependencyFields(body.resolvedDependencies ?? []);
+  if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
+  if (parentRunId === null) return { parentRunId, resolvedDependencies, reused: [] };
+  assertObjectIdHex(parentRunId, 'parentRunId');
+  if (!(await services.repos.runs.getInWorkflow(workflowId, parentRunId))) throw new NotFoundError('Parent run');
+  return { parentRunId, resolvedDependencies, reused: await dependencySources(services, parentRunId, resolvedDependencies) };
 }
 
 /** Body of a retry: both optional. */

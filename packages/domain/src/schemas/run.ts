@@ -28,10 +28,27 @@ export const TriggerRunBody = Type.Object(
     initialInput: Type.Optional(nullable(JsonObject)),
     parentRunId: Type.Optional(nullable(Type.String())),
     resolvedDependencies: Type.Optional(nullable(Type.Array(ResolvedDependency))),
+    dryRun: Type.Optional(Type.Boolean({ description: 'Check the trigger (workflow, definition, input, dependencies) and answer 200 without starting a run' })),
   },
   { additionalProperties: true },
 );
 export type TriggerRunBody = Static<typeof TriggerRunBody>;
+
+/** The outcome of a check that saves nothing: a definition (`POST /workflows/validate`) or a trigger (`dryRun`). */
+export const ValidationResult = Type.Object({
+  valid: Type.Boolean(),
+  problems: Type.Array(Type.String(), { description: 'Every problem found; empty when valid' }),
+});
+export type ValidationResult = Static<typeof ValidationResult>;
+
+/** 200 response of a trigger with `dryRun: true`. */
+export const DryRunResponse = Type.Object({
+  ...ValidationResult.properties,
+  dryRun: Type.Literal(true),
+  workflowId: Type.String(),
+  workflowVersion: Type.Integer(),
+});
+export type DryRunResponse = Static<typeof DryRunResponse>;
 
 /** 202 response of POST /workflows/{id}/runs. */
 export const TriggerRunResponse = Type.Object({

@@ -1,0 +1,53 @@
+/**
+ * Checks that save and start nothing (issue "Run control" item 9): a definition body as at
+ * create time (`POST /api/v1/workflows/validate`), and a trigger (`dryRun: true`). Problems are
+ * collected, not thrown: the answer is 200 `{ valid, problems }` either way.
+ */
+import {
+  InvalidRequestError,
+  MAX_USER_JSON_DEPTH,
+  SwitchyardError,
+  jsonDepth,
+  normalizeCanvas,
+  normalizeDefinition,
+  type DryRunResponse,
+  type TriggerRunBody,
+  type ValidationResult,
+  type WorkflowCreateBody,
+} from '@switchyard/domain';
+import type { AppServices } from './index.ts';
+import { checkDependencies } from './run-service.ts';
+import { WORKFLOW_DISABLED_MESSAGE, requireWorkflow } from './workflow-service.ts';
+
+/** The problems `check` reports by throwing a 400 (its `problems`, else its message); other errors propagate. */
+async function problemsOf(check: () => unknown): Promise<string[]> {
+  try {
+    await check();
+    return [];
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    return (error as SwitchyardError).problems ?? [error.message];
+  }
+}
+
+/** Validates a create body's nodes and canvas exactly as creating it would (the name's uniqueness is not checked). */
+export async function validateDefinition(services: AppServices, body: WorkflowCreateBody): Promise<ValidationResult> {
+  const problems = [...(await problemsOf(() => normalizeCanvas(body.canvas))), ...(await problemsOf(() => normalizeDefinition(body.nodes, services.checks)))];
+  return { valid: problems.length === 0, problems };
+}
+
+/**
+ * Checks a trigger of `workflowId` without starting a run: the workflow is enabled, its stored
+ * definition still passes the save-time checks (e.g. its executors are still registered), the
+ * input nests at most MAX_USER_JSON_DEPTH levels, and `parentRunId`/`resolvedDependencies` fit.
+ * 404 when the workflow does not exist.
+ */
+export async function dryRunTrigger(services: AppServices, workflowId: string, body: TriggerRunBody): Promise<DryRunResponse> {
+  const workflow = await requireWorkflow(services, workflowId);
+  const problems: string[] = [];
+  if (!workflow.enabled) problems.push(WORKFLOW_DISABLED_MESSAGE);
+  if (jsonDepth(body.initialInput ?? {}) > MAX_USER_JSON_DEPTH) problems.push(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
+  problems.push(...(await problemsOf(() => normalizeDefinition(workflow.nodes, services.checks))));
+  problems.push(...(await problemsOf(() => checkDependencies(services, workflowId, body))));
+  return { valid: problems.length === 0, problems, dryRun: true, workflowId, workflowVersion: workflow.version };
+}
