@@ -79,7 +79,7 @@ describe('100 simultaneous decisions on one gate', () => {
       expect(run.finalOutput.arguments.prev.arguments).toEqual({ b: 1 });
     }
     const decided = (await svc.events(runId)).filter((e) => e.type === 'requirement.decided');
-    expect(decided.map((e) => e.payload)).toEqual([{ stepId, resolution: won.resolution, decidedBy: 'human' }]);
+    expect(decided.map((e) => e.payload)).toEqual([{ stepId, nodeId: expect.any(String), resolution: won.resolution, decidedBy: 'human' }]);
     const counts = await eventCounts(runId);
     expect(counts).toMatchObject({ 'run.started': 1, 'run.resumed': 1, 'run.completed': 1, 'requirement.raised': 1, 'requirement.decided': 1 });
     expect(counts['node.started']).toBe(won.resolution === 'confirm' ? 3 : 2); // Before, [Approve Payment], After: each once

@@ -448,7 +448,7 @@ describe('a run held at a gate', () => {
     expect(final.finalOutput.arguments.prev).toEqual(gateRun.outputSnapshot);
 
     const events = await svc.events(runId);
-    expect(events.filter((e) => e.type === 'requirement.decided').map((e) => e.payload)).toEqual([{ stepId, resolution: 'confirm', decidedBy: 'human' }]);
+    expect(events.filter((e) => e.type === 'requirement.decided').map((e) => e.payload)).toEqual([{ stepId, nodeId: expect.any(String), resolution: 'confirm', decidedBy: 'human' }]);
     expect(events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'run.completed')).toHaveLength(1);
   });

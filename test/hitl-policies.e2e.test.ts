@@ -39,8 +39,14 @@ async function decide(workflowId: string, runId: string, decision: Record<string
   expect(response.status, response.text).toBe(200);
 }
 
+/** The `requirement.decided` payloads of a run, each checked to name its node, without that `nodeId`. */
 async function decidedEvents(runId: string): Promise<any[]> {
-  return (await svc.events(runId)).filter((e) => e.type === 'requirement.decided').map((e) => e.payload);
+  return (await svc.events(runId))
+    .filter((e) => e.type === 'requirement.decided')
+    .map(({ payload: { nodeId, ...rest } }) => {
+      expect(typeof nodeId).toBe('string');
+      return rest;
+    });
 }
 
 // ---- 3. onReject --------------------------------------------------------------------------

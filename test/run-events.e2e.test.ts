@@ -110,10 +110,25 @@ describe('GET .../runs/{run_id}/events/stream', () => {
     expect(replayed.events[0]?.data.seq).toBe(6);
   });
 
-  it('answers 404 for an unknown run with the common error body', async () => {
+  it('answers 404 for an unknown run and 406 without Accept: text/event-stream, with the common error body', async () => {
     const created = await svc.createWorkflow({ name: uniqueName('stream 404'), canvas: CANVAS, nodes: [echoStep('A')] });
-    const response = await svc.api.get(wf(`/${created.id}/runs/${'0'.repeat(24)}/events/stream`));
-    expect(response.status).toBe(404);
-    expect(response.body.detail.error).toBe('resource_not_found');
+    const path = `${svc.baseUrl}${wf(`/${created.id}/runs/${'0'.repeat(24)}/events/stream`)}`;
+    const missing = await fetch(path, { headers: { accept: 'text/event-stream' } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as any).detail.error).toBe('resource_not_found');
+    const notStream = await fetch(path, { headers: { accept: '*/*' } });
+    expect(notStream.status).toBe(406);
+    expect(((await notStream.json()) as any).detail.message).toMatch(/Accept: text\/event-stream/);
+  });
+
+  it('ends open streams when the service closes, so a graceful shutdown does not wait for them', async () => {
+    const other = await startService();
+    const { workflowId, runId } = await other.startRun({ name: uniqueName('stream shutdown'), canvas: CANVAS, nodes: [{ ...echoStep('G'), id: 'g', humanReview: { requiresConfirmation: true } }] });
+    await other.waitForGate(workflowId, runId);
+    const response = await fetch(`${other.baseUrl}${wf(`/${workflowId}/runs/${runId}/events/stream`)}`, { headers: { accept: 'text/event-stream' } });
+    const reader = response.body!.getReader();
+    await reader.read(); // the stream is open and has sent the backlog
+    await other.close(); // would wait until the run ends if open streams held it
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read());
   });
 });

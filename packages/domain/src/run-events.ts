@@ -13,7 +13,7 @@
  * | `node.completed` / `node.failed` / `node.skipped` / `node.cancelled` / `node.awaiting_approval` | an attempt or node ended, or awaits review | same, plus `error` |
  * | `node.retrying` | a failed attempt will be retried | same, plus `delayMs`, `error` |
  * | `requirement.raised` | a HITL gate was raised | `stepId`, `nodeId`, `phase`, `round` |
- * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `resolution`, `decidedBy` |
+ * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `nodeId`, `resolution`, `decidedBy` |
  */
 import Type, { type Static } from 'typebox';
 import type { RunEventRecord } from './records.ts';

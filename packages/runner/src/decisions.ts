@@ -1,8 +1,8 @@
 /**
  * Recording a HITL decision, the same way for a person (/approve) and for the timeout sweeper
- * (DESIGN.md "HITL v2"): one compare-and-set on the undecided requirement, then the run is woken,
- * then a `requirement.decided` run event is written — best effort, since the decision is stored
- * and the run already continues.
+ * (DESIGN.md "HITL v2"): one compare-and-set on the undecided requirement, then a
+ * `requirement.decided` run event is written — best effort, since the decision is stored — then
+ * the run is woken.
  */
 import type { Decision, RequirementRecord, RunRecord } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
@@ -30,17 +30,18 @@ export async function recordDecision(
 ): Promise<RunRecord | null> {
   const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt);
   if (!decided) return null;
-  deps.wake(run.id);
+  // The event goes first, so that it precedes what the continued run writes (its final event last).
   await deps.repos.events
     .append(
       {
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,
         type: 'requirement.decided',
-        payload: { stepId: requirement.stepId, resolution: decision.resolution, decidedBy: decision.decidedBy },
+        payload: { stepId: requirement.stepId, nodeId: requirement.nodeId, resolution: decision.resolution, decidedBy: decision.decidedBy },
       },
       now,
     )
     .catch((error: unknown) => deps.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
+  deps.wake(run.id);
   return decided;
 }

@@ -3,7 +3,8 @@
  * event log by `seq`, and `GET .../runs/{run_id}/events/stream` follows it live as Server-Sent
  * Events (`id:` = seq; `Last-Event-ID` or `?afterSeq=` resumes; keep-alive comments; the stream
  * ends after the run's final event). Events this process writes are pushed at once through the
- * store's writer listener; events of other instances are found by polling every second.
+ * store's writer listener; events of other instances are found by polling every second. Open
+ * streams are closed when the app closes (clients resume with `Last-Event-ID`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
@@ -14,6 +15,7 @@ import {
   MAX_EVENTS_PER_PAGE,
   RunEventListQuery,
   RunEventListResponse,
+  SwitchyardError,
   isTerminalRunStatus,
   parseEventTypes,
   toRunEventView,
@@ -28,6 +30,13 @@ const tags = ['runs'];
 /** How often a stream looks for events written by other instances, milliseconds. */
 const POLL_MS = 1_000;
 
+/**
+ * How long a stream keeps looking for the final event of a run whose status already ended, ms:
+ * the owner sets the status first and appends the event just after (on another instance, the
+ * next poll finds it).
+ */
+const FINAL_EVENT_GRACE_MS = 5_000;
+
 /** The `types` filter, or a 400 naming the unknown types. */
 function eventTypes(types: string | undefined): RunEventType[] | undefined {
   const parsed = parseEventTypes(types);
@@ -35,8 +44,18 @@ function eventTypes(types: string | undefined): RunEventType[] | undefined {
   return parsed.types;
 }
 
+/** True when the client asked for Server-Sent Events. */
+function acceptsEventStream(accept: string | undefined): boolean {
+  return accept?.includes('text/event-stream') ?? false;
+}
+
 const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   const { repos } = services;
+  /** Closers of the streams open now (app shutdown ends them). */
+  const openStreams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const close of [...openStreams]) close();
+  });
 
   app.get(
     '/:workflow_id/runs/:run_id/events',
@@ -66,8 +85,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
         tags,
         summary: "Follow a run's events live (Server-Sent Events)",
         description:
-          'text/event-stream: one `event: <type>` message per run event with `id: <seq>` and the event (as in the list) as JSON data. ' +
-          'Resumes after `Last-Event-ID` or `?afterSeq=`; sends keep-alive comments; ends after the run\'s final event.',
+          'Send `Accept: text/event-stream` (else 406). One `event: <type>` message per run event with `id: <seq>` and the event ' +
+          "(as in the list) as JSON data. Resumes after `Last-Event-ID` or `?afterSeq=`; sends keep-alive comments; ends after the run's final event.",
         params: RunParams,
         querystring: Type.Object({ afterSeq: Type.Optional(Type.Integer({ minimum: 0 })) }),
         response: {
@@ -77,39 +96,55 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
           },
           400: ErrorBody,
           404: ErrorBody,
+          406: ErrorBody,
         },
+      },
+      // Answered before the stream starts, so that errors keep their status and body.
+      preHandler: async (request) => {
+        if (!acceptsEventStream(request.headers.accept)) {
+          throw new SwitchyardError('invalid_request', 406, 'This endpoint streams Server-Sent Events: send the header Accept: text/event-stream');
+        }
+        await requireRun(services, request.params.workflow_id, request.params.run_id);
       },
     },
     async (request, reply) => {
-      const run = await requireRun(services, request.params.workflow_id, request.params.run_id);
+      const runId = request.params.run_id;
       const resumeFrom = Number.parseInt(reply.sse.lastEventId ?? '', 10);
       let afterSeq = Number.isSafeInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : (request.query.afterSeq ?? 0);
-      let wake: (() => void) | undefined;
       let open = true;
-      const stopListening = repos.events.onAppend((event) => {
-        if (event.runId === run.id) wake?.();
-      });
-      reply.sse.keepAlive();
-      reply.sse.onClose(() => {
-        open = false;
-        stopListening();
+      let dirty = false; // an event was appended since the last read
+      let wake: (() => void) | undefined;
+      const nudge = () => {
+        dirty = true;
         wake?.();
+      };
+      const stopListening = repos.events.onAppend((event) => {
+        if (event.runId === runId) nudge();
       });
+      const close = () => {
+        open = false;
+        nudge();
+      };
+      openStreams.add(close);
+      reply.sse.keepAlive();
+      reply.sse.onClose(close);
+      let endedSince: number | undefined; // when the run was first seen ended without its final event
       try {
-        for (let ended = false; open && !ended; ) {
-          const events = await repos.events.list(run.id, { afterSeq, limit: MAX_EVENTS_PER_PAGE });
+        for (let finished = false; open && !finished; ) {
+          dirty = false;
+          const events = await repos.events.list(runId, { afterSeq, limit: MAX_EVENTS_PER_PAGE });
           for (const event of events) {
             if (!open) break;
             await reply.sse.send({ id: String(event.seq), event: event.type, data: toRunEventView(event) });
             afterSeq = event.seq;
-            if (FINAL_RUN_EVENT_TYPES.includes(event.type as RunEventType)) ended = true;
+            if (FINAL_RUN_EVENT_TYPES.includes(event.type as RunEventType)) finished = true;
           }
-          if (ended || events.length === MAX_EVENTS_PER_PAGE) continue;
-          // Nothing new: a run that ended without a final event (older data) ends the stream too.
-          const current = await repos.runs.get(run.id);
-          if (!current || isTerminalRunStatus(current.status)) {
-            if ((await repos.events.list(run.id, { afterSeq, limit: 1 })).length === 0) break;
-            continue;
+          if (finished || events.length === MAX_EVENTS_PER_PAGE || dirty) continue;
+          const status = await repos.runs.statusOf(runId);
+          if (status === null) break; // deleted meanwhile
+          if (isTerminalRunStatus(status)) {
+            endedSince ??= Date.now();
+            if (Date.now() - endedSince > FINAL_EVENT_GRACE_MS) break; // older data without a final event
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, POLL_MS);
@@ -117,12 +152,14 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
               clearTimeout(timer);
               resolve();
             };
+            if (dirty || !open) wake();
           });
           wake = undefined;
         }
       } finally {
+        openStreams.delete(close);
         stopListening();
-        if (open) reply.sse.close();
+        reply.sse.close();
       }
     },
   );

@@ -88,6 +88,12 @@ export class WorkflowRuns {
     return doc ? toRecord(doc) : null;
   }
 
+  /** The run's status, or null when it does not exist (reads nothing else). */
+  async statusOf(id: string): Promise<RunStatus | null> {
+    const doc = await this.collection.findOne({ _id: oid(id) }, { projection: { status: 1 } });
+    return doc ? (doc.status as RunStatus) : null;
+  }
+
   /** True when the run exists (reads no field of it). */
   async exists(id: string): Promise<boolean> {
     return (await this.collection.countDocuments({ _id: oid(id) })) === 1;
