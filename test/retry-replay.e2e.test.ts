@@ -25,12 +25,15 @@ async function reusedFrom(runId: string): Promise<Record<string, string | null>>
 }
 
 describe('POST .../runs/{run_id}/retry', () => {
-  it('reuses what completed and executes the rest, on the source definition, with a new input when given', async () => {
+  it('with a body, reuses what resolvedDependencies name, on the source definition, with the new input', async () => {
     const { workflowId, run } = await svc.runWorkflow(twoSteps(), {});
     expect(run.status).toBe('failed');
     const sourceA = run.nodeRuns.find((n: any) => n.nodeId === 'a');
 
-    const retried = await svc.api.post(wf(`/${workflowId}/runs/${run.id}/retry`), { initialInput: { ready: true } });
+    const retried = await svc.api.post(wf(`/${workflowId}/runs/${run.id}/retry`), {
+      initialInput: { ready: true },
+      resolvedDependencies: [{ nodeId: 'a', resolution: 'reuse_previous_output', sourceNodeRunId: sourceA.id }],
+    });
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ parentRunId: run.id, status: 'pending', triggerSource: 'retry' });
     expect(retried.body.run_id).toBe(retried.body.runId);
@@ -39,6 +42,12 @@ describe('POST .../runs/{run_id}/retry', () => {
     expect(child.parentRunId).toBe(run.id);
     expect(await reusedFrom(child.id)).toEqual({ a: sourceA.id, b: null });
     expect(child.finalOutput).toMatchObject({ arguments: { ready: true } });
+
+    // A new input alone reuses nothing: outputs computed from the old input would not fit it.
+    const fresh = await svc.api.post(wf(`/${workflowId}/runs/${run.id}/retry`), { initialInput: { ready: 'again' } });
+    const freshChild = await svc.waitForRun(workflowId, fresh.body.runId);
+    expect(freshChild.status).toBe('completed');
+    expect(await reusedFrom(freshChild.id)).toEqual({ a: null, b: null });
   });
 
   it('without a body keeps the input and reuses every completed node run', async () => {
@@ -49,9 +58,46 @@ describe('POST .../runs/{run_id}/retry', () => {
     expect(child.status).toBe('completed');
     expect(child.initialInput).toEqual({ ready: 'yes' });
     expect(Object.values(await reusedFrom(child.id)).every((id) => id !== null)).toBe(true);
-    expect(child.resolvedDependencies.map((d: any) => [d.nodeId, d.resolution])).toEqual([
-      ['a', 'reuse_previous_output'],
-      ['b', 'reuse_previous_output'],
+    expect(child.resolvedDependencies).toEqual([]);
+  });
+
+  it('without a body replays the source\'s human decisions, so no gate on the path is asked again', async () => {
+    const { workflowId, runId } = await svc.startRun({
+      name: uniqueName('retry decisions'),
+      canvas: CANVAS,
+      nodes: [
+        {
+          id: 'loop',
+          name: 'Loop',
+          nodeType: 'loop',
+          loopConfig: { maxIterations: 3 },
+          humanReview: { requiresIterationReview: true, onReject: 'retry', maxRetries: 2 },
+          children: [{ ...echoStep('Work', { v: { $cel: 'loop_state.iteration < 3.0 ? 1.0 : input.missing' } }), id: 'work' }],
+        },
+      ],
+    });
+    const decide = async (stepId: string, resolution: string) => {
+      await svc.waitForGate(workflowId, runId, { until: (pending) => pending.some((p: any) => p.stepId === stepId) });
+      expect((await svc.approve(workflowId, runId, { stepId, resolution })).status).toBe(200);
+    };
+    await decide('loop:iteration-1', 'reject');
+    await decide('loop:iteration-1:retry-1', 'confirm');
+    await decide('loop:iteration-2', 'confirm');
+    const source = await svc.waitForRun(workflowId, runId);
+    expect(source.status).toBe('failed');
+
+    const retried = await svc.api.post(wf(`/${workflowId}/runs/${runId}/retry`));
+    const child = await svc.waitForRun(workflowId, retried.body.runId);
+    expect(child.status).toBe('failed'); // the same input fails at the same place ...
+    const events = (await svc.events(child.id)).map((e) => e.type);
+    expect(events).not.toContain('requirement.raised'); // ... without asking anyone again
+    expect(events).not.toContain('run.awaiting_approval');
+    const reused = await svc.repos.nodeRuns.listByRun(child.id);
+    expect(reused.filter((n) => n.nodeId === 'work' && n.reusedFromNodeRunId).map((n) => n.iterationPath).sort()).toEqual(['1', '1r1', '2']);
+    expect(child.requirements.map((r: any) => [r.stepId, r.resolution])).toEqual([
+      ['loop:iteration-1', 'reject'],
+      ['loop:iteration-1:retry-1', 'confirm'],
+      ['loop:iteration-2', 'confirm'],
     ]);
   });
 
@@ -95,11 +141,11 @@ describe('POST .../runs/{run_id}/replay', () => {
     expect(children.body.runs.map((r: any) => [r.id, r.triggerSource])).toEqual([[child.id, 'replay']]);
   });
 
-  it('refuses a run that has not ended', async () => {
+  it('replays a run that is still running (nothing of it is reused)', async () => {
     const gated = await svc.startRun({ name: uniqueName('replay gated'), canvas: CANVAS, nodes: [{ ...echoStep('G'), id: 'g', humanReview: { requiresConfirmation: true } }] });
     await svc.waitForGate(gated.workflowId, gated.runId);
-    const refused = await svc.api.post(wf(`/${gated.workflowId}/runs/${gated.runId}/replay`));
-    expect(refused.status).toBe(400);
-    expect(refused.body.detail.message).toMatch(/only an ended run .* can be replayed/);
+    const replayed = await svc.api.post(wf(`/${gated.workflowId}/runs/${gated.runId}/replay`));
+    expect(replayed.status).toBe(202);
+    await svc.waitForGate(gated.workflowId, replayed.body.runId);
   });
 });

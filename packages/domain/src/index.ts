@@ -11,5 +11,6 @@ export * from './records.ts';
 export * from './views.ts';
 export * from './response-bounds.ts';
 export * from './run-events.ts';
+export * from './retry-plan.ts';
 export * from './hitl.ts';
 export * from './schemas/approval.ts';

@@ -12,7 +12,10 @@ import {
   isTerminalRunStatus,
   jsonDepth,
   type DefinitionSnapshot,
+  decisionsToReplay,
+  nodeRunsToReuse,
   type NodeRunRecord,
+  type RequirementRecord,
   type ResolvedDependency,
   type RunRecord,
   type TriggerRunBody,
@@ -43,6 +46,8 @@ export interface NewRunPlan {
   resolvedDependencies: ResolvedDependency[];
   /** Node runs of the parent run to copy in: the new run reuses their outputs. */
   reused: readonly NodeRunRecord[];
+  /** Decided requirements of the parent run to carry over: the new run replays those decisions. */
+  decisions?: RequirementRecord[];
   identity: TriggeringIdentity;
   /** The new run's id, when the caller reserved one (an idempotency key names it first). */
   runId?: string;
@@ -58,8 +63,10 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
   if (jsonDepth(plan.initialInput) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const now = services.clock.now();
   const runId = plan.runId ?? newId();
-  for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
-  const run = await services.repos.runs.create(
+  let run: RunRecord;
+  try {
+    for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
+    run = await services.repos.runs.create(
     {
       workflowDefinitionId: plan.workflow.id,
       workflowVersion: plan.workflow.version,
@@ -71,10 +78,16 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       triggeringUserId: plan.identity.userId,
       triggeringUsername: plan.identity.username,
       triggeringScopes: plan.identity.scopes,
+      pendingRequirements: plan.decisions ?? [],
     },
     now,
     runId,
   );
+  } catch (error) {
+    // No run came of it: leave no copied node run behind.
+    await services.repos.nodeRuns.deleteByRun(runId).catch(() => undefined);
+    throw error;
+  }
   void services.engine.start(run.id);
   return run;
 }
@@ -137,37 +150,39 @@ export interface RetryRequest {
 
 /**
  * Retries an ended run (spec 3.2): a child run (`triggerSource: "retry"`) on the source's
- * definition snapshot and, unless given, its input. Without `resolvedDependencies` every node run
- * that completed in the source is reused (at every iteration path) and everything else executes;
- * with them, exactly as a trigger's. 400 when the source has not ended or the workflow is
- * disabled; 404 when the workflow or run does not exist.
+ * definition snapshot. Without a body it is a full retry: the same input, every node run that
+ * completed in the source reused (at every iteration path) and the source's human decisions
+ * replayed (see `retry-plan.ts`), so only what did not complete executes. With a body it is a
+ * trigger of the source's definition: `resolvedDependencies` (default none) choose what is
+ * reused, `initialInput` (default the source's) is the input, and gates are asked afresh —
+ * outputs computed from another input are never reused unless asked for. 400 when the source
+ * has not ended or the workflow is disabled; 404 when the workflow or run does not exist.
  */
 export async function retryRun(services: AppServices, workflowId: string, runId: string, body: RetryRequest, identity: TriggeringIdentity): Promise<RunRecord> {
   const source = await requireEndedRun(services, workflowId, runId, 'retried');
   const workflow = await requireWorkflow(services, workflowId);
-  const resolvedDependencies = body.resolvedDependencies ? knownDependencyFields(body.resolvedDependencies) : null;
-  const reused = resolvedDependencies
-    ? await dependencySources(services, source.id, resolvedDependencies)
-    : (await services.repos.nodeRuns.listByRun(source.id)).filter((nodeRun) => nodeRun.status === 'completed');
+  const full = body.resolvedDependencies == null && body.initialInput == null;
+  const resolvedDependencies = knownDependencyFields(body.resolvedDependencies ?? []);
   return createRun(services, {
     workflow,
     definitionSnapshot: source.definitionSnapshot,
     triggerSource: 'retry',
     initialInput: body.initialInput ?? source.initialInput,
     parentRunId: source.id,
-    resolvedDependencies: resolvedDependencies ?? reused.map((nodeRun) => ({ nodeId: nodeRun.nodeId, resolution: 'reuse_previous_output' as const, sourceNodeRunId: nodeRun.id })),
-    reused,
+    resolvedDependencies,
+    reused: full ? nodeRunsToReuse(await services.repos.nodeRuns.listByRun(source.id)) : await dependencySources(services, source.id, resolvedDependencies),
+    decisions: full ? decisionsToReplay(source.pendingRequirements) : [],
     identity,
   });
 }
 
 /**
- * Replays an ended run (spec endpoint 14): a child run (`triggerSource: "replay"`) on the live
- * definition with the source's input; nothing is reused. 400 when the source has not ended or
- * the workflow is disabled; 404 when the workflow or run does not exist.
+ * Replays a run (spec endpoint 14): a child run (`triggerSource: "replay"`) on the live
+ * definition with the source's input; nothing is reused, so the source may still be running.
+ * 400 when the workflow is disabled; 404 when the workflow or run does not exist.
  */
 export async function replayRun(services: AppServices, workflowId: string, runId: string, identity: TriggeringIdentity): Promise<RunRecord> {
-  const source = await requireEndedRun(services, workflowId, runId, 'replayed');
+  const source = await requireRun(services, workflowId, runId);
   const workflow = await requireWorkflow(services, workflowId);
   return createRun(services, {
     workflow,

@@ -23,7 +23,10 @@ export type NewRun = Pick<
   | 'triggeringUserId'
   | 'triggeringUsername'
   | 'triggeringScopes'
->;
+> & {
+  /** Decided requirements carried over from a source run (a retry replays those decisions); default none. */
+  pendingRequirements?: RequirementRecord[];
+};
 
 /** Filters of {@link WorkflowRuns.list}; absent fields do not filter. */
 export interface RunListFilter {
@@ -63,7 +66,7 @@ export class WorkflowRuns {
       status: 'pending',
       finalOutput: null,
       errorSummary: null,
-      pendingRequirements: [],
+      pendingRequirements: fields.pendingRequirements ?? [],
       pendingDirective: null,
       leaseOwner: null,
       leaseExpiresAt: null,
