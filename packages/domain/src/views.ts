@@ -99,6 +99,11 @@ export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt): RunSumma
   };
 }
 
+/** The gates a run detail lists as pending: the undecided ones, while the run awaits approval. */
+export function pendingRequirementsOf(run: RunRecord): RequirementRecord[] {
+  return run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
+}
+
 /** Undecided requirements, in the order they were raised. */
 export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
   return run.pendingRequirements.filter((r) => r.decidedAt === null);
@@ -107,18 +112,19 @@ export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
 /**
  * RunRecord + an excerpt of its node runs -> RunDetail, including `runState` derived at `now`
  * (epoch ms). `pendingRequirements` lists the undecided gates, and only while the run awaits
- * approval; `requirements` every gate the run raised, with its decision. Large values are
- * inlined within `budget` (shared with the node runs).
+ * approval (`pendingViews` when the caller built them first, to give them the budget first);
+ * `requirements` every gate the run raised, with its decision. Large values are inlined within
+ * `budget` (shared with the node runs).
  */
-export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget): RunDetail {
-  const pending = run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
+export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget, pendingViews?: StepRequirementSummary[]): RunDetail {
+  const pending = pendingRequirementsOf(run);
   return {
     ...toRunSummary(run, nodeRuns),
     initialInput: run.initialInput,
     finalOutput: run.finalOutput ?? null,
     definitionSnapshot: run.definitionSnapshot,
     resolvedDependencies: run.resolvedDependencies,
-    pendingRequirements: pending.map((requirement) => toRequirementSummary(requirement, budget)),
+    pendingRequirements: pendingViews ?? pending.map((requirement) => toRequirementSummary(requirement, budget)),
     requirements: run.pendingRequirements.map((requirement) => toRequirementRecordView(requirement, budget)),
     runState: deriveRunState({
       runId: run.id,

@@ -10,7 +10,9 @@ import {
   SnapshotBudget,
   requirementsOfNodeRun,
   toNodeRunDetail,
+  pendingRequirementsOf,
   toRequirementRecordView,
+  toRequirementSummary,
   toRunDetail,
   toRunSummary,
   type RunDetail,
@@ -25,6 +27,10 @@ import {
   type SnapshotField,
 } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
+
+/** Bytes of decision values one list-like response inlines in node runs' `decisions`, and per value. */
+const DECISIONS_BUDGET_BYTES = 64 * 1024;
+const DECISION_VALUE_MAX_BYTES = 1024;
 
 /** Each snapshot field with the key of its size in `snapshotBytes`. */
 const FIELDS: ReadonlyArray<readonly [SnapshotField, keyof SnapshotBytes]> = [
@@ -69,8 +75,12 @@ export async function nodeRunViews(
     const values = await repos.nodeRuns.snapshotsOf(ids, field);
     for (const { record } of planned) if (values.has(record.id)) record[field] = values.get(record.id);
   }
+  // Decisions in lists carry only small values (≤ 1 KiB each, 64 KiB in all; others by size):
+  // the run detail's `requirements` and the node run detail have them all, so a gate's output is
+  // not charged twice against the response budget.
+  const lean = new SnapshotBudget(DECISIONS_BUDGET_BYTES, DECISION_VALUE_MAX_BYTES);
   return planned.map(({ record, omitted }) =>
-    toNodeRunDetail(record, omitted, requirementsOfNodeRun(requirements, record).map((requirement) => toRequirementRecordView(requirement, budget))),
+    toNodeRunDetail(record, omitted, requirementsOfNodeRun(requirements, record).map((requirement) => toRequirementRecordView(requirement, lean))),
   );
 }
 
@@ -96,8 +106,12 @@ export async function runSummaries(repos: Repositories, apiPrefix: string, runs:
   return rows;
 }
 
-/** The run detail of `run` (a full record), its runState derived at `now` (epoch ms). */
+/**
+ * The run detail of `run` (a full record), its runState derived at `now` (epoch ms). The pending
+ * gates get the response budget first: people decide on what they show.
+ */
 export async function runDetail(repos: Repositories, apiPrefix: string, run: RunRecord, now: number): Promise<RunDetail> {
   const budget = new SnapshotBudget();
-  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now, budget);
+  const pending = pendingRequirementsOf(run).map((requirement) => toRequirementSummary(requirement, budget));
+  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now, budget, pending);
 }

@@ -128,7 +128,7 @@ export class WorkflowRuns {
   /**
    * Runs with at least one undecided requirement that can still be decided (running, awaiting
    * approval, paused), oldest first, at most `limit`, optionally of one run or workflow; with
-   * their requirements (without `stepOutput`: see {@link requirementsOf}) but not their definition
+   * their requirements (without `stepOutput`, `editedOutput`, `userInput`: see {@link requirementsOf}) but not their definition
    * snapshot, input or output.
    */
   async listWithUndecided(filter: { runId?: string; workflowId?: string }, limit: number): Promise<RunRecord[]> {
@@ -138,7 +138,14 @@ export class WorkflowRuns {
     const docs = await this.collection.find(query, {
       sort: { _id: 1 },
       limit,
-      projection: { definition_snapshot: 0, initial_input: 0, final_output: 0, 'pending_requirements.step_output': 0 },
+      projection: {
+        definition_snapshot: 0,
+        initial_input: 0,
+        final_output: 0,
+        'pending_requirements.step_output': 0,
+        'pending_requirements.edited_output': 0,
+        'pending_requirements.user_input': 0,
+      },
     });
     return docs.map(toRecord);
   }
