@@ -3,8 +3,7 @@
  * handler answers 400 "Invalid <x> ID".
  */
 import Type from 'typebox';
-
-const id = (description: string) => Type.String({ pattern: '^[0-9a-fA-F]{24}$', description });
+import { objectIdString as id } from '@switchyard/domain';
 
 export const WorkflowParams = Type.Object({ workflow_id: id('Workflow definition id') });
 export const RunParams = Type.Object({ workflow_id: id('Workflow definition id'), run_id: id('Run id') });

@@ -20,6 +20,14 @@ export type ErrorBody = Static<typeof ErrorBody>;
 /** A 24-hex-digit id (MongoDB ObjectId). Malformed ids are rejected by the routes with 400. */
 export const IdString = Type.String({ description: '24-character hex id' });
 
+/** A 24-hex id in a path or query (a malformed one fails validation: 400), described as `description`. */
+export function objectIdString(description: string) {
+  return Type.String({ pattern: '^[0-9a-fA-F]{24}$', description });
+}
+
+/** `schema` or null. */
+export const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
 /** Page and page size (1-based `page`; `perPage` 1..100, default 20). */
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),

@@ -4,17 +4,15 @@
  * list of a run. Items carry their workflow's name, so a client needs no second request.
  */
 import Type, { type Static } from 'typebox';
-import { PageQuery, Pagination, Timestamp } from './common.ts';
+import { PageQuery, Pagination, Timestamp, nullable, objectIdString } from './common.ts';
 import { RunDetail, RunStatusSchema, RunSummary, StepRequirementSummary } from './run.ts';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const objectId = (description: string) => Type.String({ pattern: '^[0-9a-fA-F]{24}$', description });
 const workflowName = nullable(Type.String({ description: "The workflow's name (null when it was deleted meanwhile)" }));
 
 /** Query of GET /api/v1/runs. */
 export const AllRunsQuery = Type.Object({
   status: Type.Optional(RunStatusSchema),
-  workflowId: Type.Optional(objectId('Only runs of this workflow')),
+  workflowId: Type.Optional(objectIdString('Only runs of this workflow')),
   triggerSource: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   ...PageQuery.properties,
 });
@@ -34,8 +32,8 @@ export type RunDetailWithWorkflow = Static<typeof RunDetailWithWorkflow>;
 
 /** Query of GET /api/v1/approvals. */
 export const ApprovalListQuery = Type.Object({
-  runId: Type.Optional(objectId('Only gates of this run')),
-  workflowId: Type.Optional(objectId('Only gates of runs of this workflow')),
+  runId: Type.Optional(objectIdString('Only gates of this run')),
+  workflowId: Type.Optional(objectIdString('Only gates of runs of this workflow')),
   nodeId: Type.Optional(Type.String({ minLength: 1, description: 'Only gates of this node' })),
   ...PageQuery.properties,
 });

@@ -3,12 +3,11 @@
  * "StepRequirementSummary", "PendingUserInputField", "WorkflowRunStatus", "NodeRunStatus").
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp } from './common.ts';
+import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
 import { NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const RunStatusSchema = Type.Enum([...RUN_STATUSES]);
 export const NodeRunStatusSchema = Type.Enum([...NODE_RUN_STATUSES]);
