@@ -3,7 +3,7 @@
  * and a trigger with `dryRun: true`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { CANVAS, echoStep, nested, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -13,11 +13,6 @@ afterAll(async () => {
   await svc.close();
 });
 
-function nested(depth: number): unknown {
-  let value: unknown = 0;
-  for (let i = 0; i < depth; i++) value = { v: value };
-  return value;
-}
 
 describe('POST /api/v1/workflows/validate', () => {
   it('reports every problem of a definition without saving it', async () => {

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import errorHandler from '../apps/api/src/plugins/error-handler.ts';
 import httpErrors, { SERVER_ERROR_OPTIONS } from '../apps/api/src/plugins/http-errors.ts';
-import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { CANVAS, echoStep, nested, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -17,13 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.close();
 });
-
-/** `[[[...0...]]]` nested `depth` levels. */
-function nested(depth: number): unknown {
-  let value: unknown = 0;
-  for (let i = 0; i < depth; i++) value = [value];
-  return value;
-}
 
 const workflow = (nodes: unknown[]) => ({ name: uniqueName('hostile'), canvas: CANVAS, nodes });
 

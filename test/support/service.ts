@@ -125,6 +125,13 @@ export function wf(suffix = ''): string {
   return `${API_PREFIX}${suffix}`;
 }
 
+/** `[[[...0...]]]` nested `depth` levels: JSON deeper than the service accepts, for depth checks. */
+export function nested(depth: number): unknown {
+  let value: unknown = 0;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
 /** A unique name, so tests of one file never clash on the unique workflow name. */
 export function uniqueName(prefix: string): string {
   return `${prefix} ${randomBytes(4).toString('hex')}`;
