@@ -62,6 +62,8 @@ describe('GET /api/v1/approvals', () => {
     });
     await svc.waitForGate(second.workflowId, second.runId);
 
+    const listed = (await svc.api.get(`/api/v1/runs?workflowId=${first.workflowId}`)).body.runs[0];
+    expect(listed.runState).toMatchObject({ state: 'waiting-approval', blocked: { kind: 'approval', nodeId: 'confirm' } });
     const inbox = await svc.api.get('/api/v1/approvals?perPage=100');
     expect(inbox.status).toBe(200);
     const mine = inbox.body.approvals.filter((a: any) => [first.runId, second.runId].includes(a.runId));

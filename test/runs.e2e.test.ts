@@ -347,6 +347,7 @@ describe('run list', () => {
       nodeRuns: [expect.objectContaining({ nodeName: 'Maybe', status: 'completed', workflowRunId: runIds[4] })],
       nodeRunCount: 1,
       nodeRunsUrl: `/api/v1/workflows/${created.id}/runs/${runIds[4]}/nodes`,
+      runState: { runId: runIds[4], state: 'succeeded', computedAt: expect.any(String) },
     });
 
     const failed = await svc.api.get(wf(`/${created.id}/runs?status=failed`));

@@ -81,8 +81,20 @@ export interface NodeRunExcerpt {
   url: string;
 }
 
-/** RunRecord + an excerpt of its node runs -> one row of the run list. */
-export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt): RunSummary {
+/** The run's RunStateView at `now` (epoch ms), from its status, lease and pending gates. */
+export function runStateOf(run: RunRecord, now: number): RunDetail['runState'] {
+  return deriveRunState({
+    runId: run.id,
+    status: run.status,
+    leaseExpiresAt: run.leaseExpiresAt?.getTime() ?? null,
+    heartbeatAt: run.heartbeatAt?.getTime() ?? null,
+    pendingRequirements: pendingRequirementsOf(run).map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
+    now,
+  }) as RunDetail['runState'];
+}
+
+/** RunRecord + an excerpt of its node runs -> one row of the run list, with `runState` at `now` (epoch ms). */
+export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number): RunSummary {
   return {
     id: run.id,
     workflowDefinitionId: run.workflowDefinitionId,
@@ -96,6 +108,7 @@ export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt): RunSumma
     nodeRuns: nodeRuns.items,
     nodeRunCount: nodeRuns.total,
     nodeRunsUrl: nodeRuns.url,
+    runState: runStateOf(run, now),
   };
 }
 
@@ -119,21 +132,13 @@ export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
 export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget, pendingViews?: StepRequirementSummary[]): RunDetail {
   const pending = pendingRequirementsOf(run);
   return {
-    ...toRunSummary(run, nodeRuns),
+    ...toRunSummary(run, nodeRuns, now),
     initialInput: run.initialInput,
     finalOutput: run.finalOutput ?? null,
     definitionSnapshot: run.definitionSnapshot,
     resolvedDependencies: run.resolvedDependencies,
     pendingRequirements: pendingViews ?? pending.map((requirement) => toRequirementSummary(requirement, budget)),
     requirements: run.pendingRequirements.map((requirement) => toRequirementRecordView(requirement, budget)),
-    runState: deriveRunState({
-      runId: run.id,
-      status: run.status,
-      leaseExpiresAt: run.leaseExpiresAt?.getTime() ?? null,
-      heartbeatAt: run.heartbeatAt?.getTime() ?? null,
-      pendingRequirements: pending.map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
-      now,
-    }) as RunDetail['runState'],
   };
 }
 

@@ -46,7 +46,7 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     async (request) => {
       const { status, workflowId, triggerSource, page = 1, perPage = 20 } = request.query;
       const { items, total } = await repos.runs.list({ status, workflowId, triggerSource }, page, perPage);
-      const [rows, names] = await Promise.all([runSummaries(repos, API_PREFIX, items), repos.definitions.namesOf(items.map((run) => run.workflowDefinitionId))]);
+      const [rows, names] = await Promise.all([runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), repos.definitions.namesOf(items.map((run) => run.workflowDefinitionId))]);
       return { runs: rows.map((row) => ({ ...row, workflowName: names.get(row.workflowDefinitionId) ?? null })), pagination: pagination(total, page, perPage) };
     },
   );

@@ -129,7 +129,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       await requireWorkflow(services, workflowId);
       const { status, page = 1, perPage = 20 } = request.query;
       const { items, total } = await repos.runs.list({ workflowId, status }, page, perPage);
-      return { runs: await runSummaries(repos, API_PREFIX, items), pagination: pagination(total, page, perPage) };
+      return { runs: await runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
     },
   );
 
@@ -168,7 +168,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const { page = 1, perPage = 20 } = request.query;
       const { items, total } = await repos.runs.list({ parentRunId: run.id }, page, perPage);
-      return { runs: await runSummaries(repos, API_PREFIX, items), pagination: pagination(total, page, perPage) };
+      return { runs: await runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
     },
   );
 

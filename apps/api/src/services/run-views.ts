@@ -93,16 +93,15 @@ function hasAllSizes(head: NodeRunRecord): boolean {
 export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget): Promise<NodeRunExcerpt> {
   const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
   const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : await repos.nodeRuns.countByRun(run.id);
-  // List rows are read without their requirements (LIST_PROJECTION): no decisions there.
   const items = await nodeRunViews(repos, heads, budget, run.pendingRequirements ?? []);
   return { items, total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
 }
 
-/** Run-list rows for `runs` (read with the list projection), within one response budget. */
-export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[]): Promise<RunSummary[]> {
+/** Run-list rows for `runs` (read with the list projection), within one response budget, their runState at `now` (epoch ms). */
+export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[], now: number): Promise<RunSummary[]> {
   const budget = new SnapshotBudget();
   const rows: RunSummary[] = [];
-  for (const run of runs) rows.push(toRunSummary(run, await nodeRunExcerpt(repos, apiPrefix, run, budget)));
+  for (const run of runs) rows.push(toRunSummary(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now));
   return rows;
 }
 

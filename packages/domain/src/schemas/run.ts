@@ -200,6 +200,7 @@ const runFields = {
   nodeRuns: Type.Array(NodeRunDetail, { description: 'The first node runs by startedAt (at most 100); nodeRunsUrl lists them all, page by page' }),
   nodeRunCount: Type.Integer({ description: 'How many node runs the run has' }),
   nodeRunsUrl: Type.String({ description: 'Path of the paginated node-run list of this run' }),
+  runState: RunStateViewSchema,
 };
 
 /** One row of GET /workflows/{id}/runs (with its node runs, as in the spec). */
@@ -224,7 +225,6 @@ export const RunDetail = Type.Object({
   resolvedDependencies: Type.Array(ResolvedDependency),
   pendingRequirements: Type.Array(StepRequirementSummary),
   requirements: Type.Array(RequirementRecordView, { description: 'Every HITL gate the run raised, in order, decided or not, with its decision' }),
-  runState: RunStateViewSchema,
 });
 export type RunDetail = Static<typeof RunDetail>;
 

@@ -38,9 +38,12 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
   if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
   // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project
-  // copies then, never the live documents.
+  // copies then, never the live documents. An exclusion's top-level fields go first (that part
+  // builds a new object without touching the live one), so only what remains is copied.
   const nested = Object.keys(projection).some((key) => key.includes('.'));
-  const cursor = new Query(filter, QUERY_OPTIONS).find<Document>(candidates, nested ? {} : projection);
+  const exclusion = Object.values(projection).every((value) => value === 0 || value === false);
+  const first = !nested ? projection : exclusion ? Object.fromEntries(Object.entries(projection).filter(([key]) => !key.includes('.'))) : {};
+  const cursor = new Query(filter, QUERY_OPTIONS).find<Document>(candidates, first);
   if (sort) cursor.sort(sort);
   if (skip > 0) cursor.skip(skip);
   if (limit !== 0) cursor.limit(Math.abs(limit));

@@ -399,8 +399,20 @@ export class WorkflowRuns {
   }
 }
 
-/** What a run list row needs: large fields (definition snapshot, input, output, gates) stay in the store. */
-const LIST_PROJECTION: Document = { definition_snapshot: 0, initial_input: 0, final_output: 0, pending_requirements: 0, resolved_dependencies: 0 };
+/**
+ * What a run list row needs: large fields (definition snapshot, input, output, dependencies, the
+ * values of gates) stay in the store; the gates themselves come along for the run's runState and
+ * its node runs' decisions.
+ */
+const LIST_PROJECTION: Document = {
+  definition_snapshot: 0,
+  initial_input: 0,
+  final_output: 0,
+  resolved_dependencies: 0,
+  'pending_requirements.step_output': 0,
+  'pending_requirements.edited_output': 0,
+  'pending_requirements.user_input': 0,
+};
 
 /** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
 const DECIDABLE: RunStatus[] = ['running', 'awaiting_approval', 'paused'];
