@@ -38,4 +38,11 @@ describe('openapi/openapi.json', () => {
       ].sort(),
     );
   });
+
+  it('names every operation with its own operationId', async () => {
+    const document = JSON.parse(await renderOpenApi()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
 });

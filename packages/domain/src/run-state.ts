@@ -4,16 +4,11 @@
  */
 import type { RunStatus } from './run-status.ts';
 
-export type RunState =
-  | 'pending'
-  | 'running'
-  | 'paused'
-  | 'waiting-approval'
-  | 'stale'
-  | 'failed'
-  | 'cancelled'
-  | 'succeeded'
-  | 'unknown';
+/** Every state a RunStateView can have (run-state.md, plus `pending` and `paused`). */
+export const RUN_STATES = ['pending', 'running', 'paused', 'waiting-approval', 'stale', 'failed', 'cancelled', 'succeeded', 'unknown'] as const;
+
+/** A run's derived state. */
+export type RunState = (typeof RUN_STATES)[number];
 
 export type ReasonBlocked = { kind: 'approval'; nodeId: string; requestedAt: string };
 export type ReasonUnhealthy = { kind: 'engine-heartbeat-stale'; lastHeartbeatAt: string };

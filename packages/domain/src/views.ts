@@ -90,7 +90,7 @@ export function runStateOf(run: RunRecord, now: number): RunDetail['runState'] {
     heartbeatAt: run.heartbeatAt?.getTime() ?? null,
     pendingRequirements: pendingRequirementsOf(run).map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
     now,
-  }) as RunDetail['runState'];
+  });
 }
 
 /** RunRecord + an excerpt of its node runs -> one row of the run list, with `runState` at `now` (epoch ms). */

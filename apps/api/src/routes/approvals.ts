@@ -13,7 +13,7 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags: ['runs'],
-        summary: 'Resolve a HITL requirement (confirm, reject, edit, user_input, route_select)',
+        operationId: 'approveRequirement', summary: 'Resolve a HITL requirement (confirm, reject, edit, user_input, route_select)',
         description:
           'Records one decision on the pending requirement `stepId` with a compare-and-set: of concurrent decisions exactly one gets 200, ' +
           'every other 409 (as does a decision on a requirement decided earlier, by a person or a timeout). The response returns at once; ' +

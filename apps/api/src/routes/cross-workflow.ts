@@ -37,7 +37,7 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     {
       schema: {
         tags,
-        summary: 'List runs across workflows',
+        operationId: 'listAllRuns', summary: 'List runs across workflows',
         description: 'Newest first; each row is a run summary (as in the run list of a workflow) with its workflow name.',
         querystring: AllRunsQuery,
         response: { 200: AllRunsResponse, 400: ErrorBody },
@@ -56,7 +56,7 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     {
       schema: {
         tags,
-        summary: 'Get a run by id alone',
+        operationId: 'getRunById', summary: 'Get a run by id alone',
         description: 'The run detail, as under its workflow, with the workflow name.',
         params: RunIdParams,
         response: { 200: RunDetailWithWorkflow, 400: ErrorBody, 404: ErrorBody },
@@ -75,7 +75,7 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     {
       schema: {
         tags,
-        summary: 'List undecided HITL gates across runs',
+        operationId: 'listApprovals', summary: 'List undecided HITL gates across runs',
         description:
           'Every undecided requirement of runs that can still be decided (running, awaiting approval, paused), oldest request first, ' +
           `with its run and workflow; decide one with POST .../runs/{run_id}/approve. Looks through the ${APPROVAL_SCAN_RUNS} oldest such runs.`,

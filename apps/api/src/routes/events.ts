@@ -62,7 +62,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
     {
       schema: {
         tags,
-        summary: "List a run's events",
+        operationId: 'listRunEvents', summary: "List a run's events",
         description: `In seq order (1, 2, 3, ... without gaps), after \`afterSeq\`, at most \`limit\` (≤ ${MAX_EVENTS_PER_PAGE}); \`types\` (comma-separated) and \`nodeId\` filter.`,
         params: RunParams,
         querystring: RunEventListQuery,
@@ -83,7 +83,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
       sse: true,
       schema: {
         tags,
-        summary: "Follow a run's events live (Server-Sent Events)",
+        operationId: 'streamRunEvents', summary: "Follow a run's events live (Server-Sent Events)",
         description:
           'Send `Accept: text/event-stream` (else 406). One `event: <type>` message per run event with `id: <seq>` and the event ' +
           "(as in the list) as JSON data. Resumes after `Last-Event-ID` or `?afterSeq=`; sends keep-alive comments; ends after the run's final event.",

@@ -75,7 +75,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'Trigger a run',
+        operationId: 'triggerRun', summary: 'Trigger a run',
         description:
           'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it. With an `Idempotency-Key` ' +
           'header (1-255 printable ASCII characters) the run starts at most once per workflow and key for 24 h: a repeat with the same ' +
@@ -115,7 +115,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'List runs of a workflow',
+        operationId: 'listRuns', summary: 'List runs of a workflow',
         description:
           'Newest first, each with its first node runs (at most 100; nodeRunCount and nodeRunsUrl tell the rest). ' +
           'Large snapshots are left out (null, sizes in omittedSnapshots): the node run detail has them.',
@@ -138,7 +138,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'Get run detail',
+        operationId: 'getRun', summary: 'Get run detail',
         description:
           'The run with its first node runs (at most 100; nodeRunCount and nodeRunsUrl tell the rest). Large snapshots and gate ' +
           'outputs are left out (null, with their sizes): the node run detail has them.',
@@ -157,7 +157,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'List the child runs of a run',
+        operationId: 'listChildRuns', summary: 'List the child runs of a run',
         description: 'Runs started from this one (retry, node rerun, replay: `parentRunId` is this run), newest first, shaped like the run list.',
         params: RunParams,
         querystring: PageQuery,
@@ -177,7 +177,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'Retry an ended run',
+        operationId: 'retryRun', summary: 'Retry an ended run',
         description:
           'Starts a child run (triggerSource "retry", parentRunId) on the source run\'s definition snapshot and input. Without a body, ' +
           'every node run that completed in the source is reused and everything else executes; `resolvedDependencies` choose instead, ' +
@@ -202,7 +202,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'Replay an ended run',
+        operationId: 'replayRun', summary: 'Replay a run',
         description:
           'Starts a child run (triggerSource "replay", parentRunId) on the current definition with the source run\'s input; nothing is reused. ' +
           '400 when the source has not ended or the workflow is disabled.',
@@ -221,7 +221,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'Delete an ended run with its node runs and run events',
+        operationId: 'deleteRun', summary: 'Delete an ended run with its node runs and run events',
         description: 'Only a completed, failed or cancelled run can be deleted (409 otherwise). Child runs keep their parentRunId.',
         params: RunParams,
         response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
@@ -248,7 +248,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     {
       schema: {
         tags,
-        summary: 'List node runs of a run',
+        operationId: 'listNodeRuns', summary: 'List node runs of a run',
         description:
           'Ordered by startedAt ascending, 100 a page by default (perPage at most 100); an empty list when no node has started yet. ' +
           'Large snapshots are left out (null, sizes in omittedSnapshots): the node run detail has them.',
@@ -268,7 +268,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
 
   app.get(
     '/:workflow_id/runs/:run_id/nodes/:node_run_id',
-    { schema: { tags, summary: 'Get node run detail', params: NodeRunParams, response: { 200: NodeRunDetail, 400: ErrorBody, 404: ErrorBody } } },
+    { schema: { tags, operationId: 'getNodeRun', summary: 'Get node run detail', params: NodeRunParams, response: { 200: NodeRunDetail, 400: ErrorBody, 404: ErrorBody } } },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const nodeRun = await repos.nodeRuns.get(run.id, request.params.node_run_id);

@@ -29,7 +29,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'List workflows',
+        operationId: 'listWorkflows', summary: 'List workflows',
         description: '`query` matches name or description (case-insensitive, literal text). Newest first.',
         querystring: WorkflowListQuery,
         response: { 200: WorkflowListResponse, 400: ErrorBody },
@@ -44,7 +44,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
 
   app.get(
     '/:workflow_id',
-    { schema: { tags, summary: 'Get workflow detail', params: WorkflowParams, response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody } } },
+    { schema: { tags, operationId: 'getWorkflow', summary: 'Get workflow detail', params: WorkflowParams, response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody } } },
     async (request) => toWorkflowDetail(await requireWorkflow(services, request.params.workflow_id)),
   );
 
@@ -53,7 +53,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'Create a workflow',
+        operationId: 'createWorkflow', summary: 'Create a workflow',
         description: 'Workflows are always created disabled; enable them with POST /{workflow_id}/toggle.',
         body: WorkflowCreateBody,
         response: { 201: WorkflowDetail, 400: ErrorBody, 409: ErrorBody },
@@ -67,7 +67,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'Validate a workflow definition without saving it',
+        operationId: 'validateWorkflow', summary: 'Validate a workflow definition without saving it',
         description:
           'Checks a create body as POST /workflows would (node rules, executors, CEL expressions, limits) and answers 200 ' +
           '`{ valid, problems }`; a body of the wrong shape is still a 400. The name is not checked for uniqueness.',
@@ -83,7 +83,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'Update a workflow',
+        operationId: 'updateWorkflow', summary: 'Update a workflow',
         description: 'Every field is optional. A change of name, description, canvas or nodes bumps `version`.',
         params: WorkflowParams,
         body: WorkflowUpdateBody,
@@ -98,7 +98,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'Delete a workflow with its runs, node runs and run events',
+        operationId: 'deleteWorkflow', summary: 'Delete a workflow with its runs, node runs and run events',
         params: WorkflowParams,
         response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody },
       },
@@ -114,7 +114,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     {
       schema: {
         tags,
-        summary: 'Enable or disable a workflow',
+        operationId: 'toggleWorkflow', summary: 'Enable or disable a workflow',
         params: WorkflowParams,
         body: ToggleBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody },

@@ -6,6 +6,7 @@ import Type, { type Static } from 'typebox';
 import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
+import { RUN_STATES } from '../run-state.ts';
 import { NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
 
 
@@ -181,9 +182,11 @@ export type NodeRunListResponse = Static<typeof NodeRunListResponse>;
 /** RunStateView (run-state.md): the derived "what is this run doing right now". */
 export const RunStateViewSchema = Type.Object({
   runId: Type.String(),
-  state: Type.String(),
-  blocked: Type.Optional(JsonObject),
-  unhealthy: Type.Optional(JsonObject),
+  state: Type.Enum([...RUN_STATES]),
+  blocked: Type.Optional(
+    Type.Object({ kind: Type.Literal('approval'), nodeId: Type.String({ description: 'The stepId of the oldest undecided gate' }), requestedAt: Timestamp }),
+  ),
+  unhealthy: Type.Optional(Type.Object({ kind: Type.Literal('engine-heartbeat-stale'), lastHeartbeatAt: Timestamp })),
   computedAt: Timestamp,
 });
 
