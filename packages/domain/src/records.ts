@@ -110,6 +110,8 @@ export interface RunRecord {
   claimsSinceProgress?: number;
   /** Recovery scans leave the run alone until then (backoff after claims without progress); null when due. */
   recoverAfter?: Date | null;
+  /** Most children of one parallel node in flight at once for this run (trigger option); absent: the service default. */
+  parallelLimit?: number | null;
   triggeringUserId: string | null;
   triggeringUsername: string | null;
   triggeringScopes: string[];

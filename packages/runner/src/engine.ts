@@ -225,7 +225,7 @@ export class RunEngine {
         cel: this.options.cel,
         clock: this.clock,
         signal: controller.signal,
-        parallelLimit: this.parallelLimit,
+        parallelLimit: ledger.run.parallelLimit ?? this.parallelLimit,
         random: this.options.random,
         maxOutputBytes: this.options.maxOutputBytes,
       });

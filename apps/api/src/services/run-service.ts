@@ -51,6 +51,8 @@ export interface NewRunPlan {
   identity: TriggeringIdentity;
   /** The new run's id, when the caller reserved one (an idempotency key names it first). */
   runId?: string;
+  /** Most children of one parallel node in flight at once for this run; default the engine's. */
+  parallelLimit?: number;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       triggeringUsername: plan.identity.username,
       triggeringScopes: plan.identity.scopes,
       pendingRequirements: plan.decisions ?? [],
+      parallelLimit: plan.parallelLimit ?? null,
     },
     now,
     runId,
@@ -120,6 +123,7 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     reused,
     identity,
     runId,
+    parallelLimit: body.parallelLimit,
   });
 }
 
@@ -173,6 +177,7 @@ export async function retryRun(services: AppServices, workflowId: string, runId:
     reused: full ? nodeRunsToReuse(await services.repos.nodeRuns.listByRun(source.id)) : await dependencySources(services, source.id, resolvedDependencies),
     decisions: full ? decisionsToReplay(source.pendingRequirements) : [],
     identity,
+    parallelLimit: source.parallelLimit ?? undefined,
   });
 }
 

@@ -29,6 +29,9 @@ export const TriggerRunBody = Type.Object(
     parentRunId: Type.Optional(nullable(Type.String())),
     resolvedDependencies: Type.Optional(nullable(Type.Array(ResolvedDependency))),
     dryRun: Type.Optional(Type.Boolean({ description: 'Check the trigger (workflow, definition, input, dependencies) and answer 200 without starting a run' })),
+    parallelLimit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1000, description: "Most children of one parallel node in flight at once for this run (default: the service's SWITCHYARD_PARALLEL_LIMIT)" }),
+    ),
   },
   { additionalProperties: true },
 );

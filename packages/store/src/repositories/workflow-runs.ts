@@ -26,6 +26,8 @@ export type NewRun = Pick<
 > & {
   /** Decided requirements carried over from a source run (a retry replays those decisions); default none. */
   pendingRequirements?: RequirementRecord[];
+  /** Most children of one parallel node in flight at once for this run; default the engine's. */
+  parallelLimit?: number | null;
 };
 
 /** Filters of {@link WorkflowRuns.list}; absent fields do not filter. */
