@@ -21,7 +21,7 @@ import {
 } from '@switchyard/domain';
 import { API_PREFIX } from '../api-prefix.ts';
 import type { AppServices } from '../services/index.ts';
-import { runDetail, runSummaries } from '../services/run-views.ts';
+import { runDetail, runListPage } from '../services/run-views.ts';
 import { RunIdParams } from './params.ts';
 
 const tags = ['runs'];
@@ -45,9 +45,9 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     },
     async (request) => {
       const { status, workflowId, triggerSource, page = 1, perPage = 20 } = request.query;
-      const { items, total } = await repos.runs.list({ status, workflowId, triggerSource }, page, perPage);
-      const [rows, names] = await Promise.all([runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), repos.definitions.namesOf(items.map((run) => run.workflowDefinitionId))]);
-      return { runs: rows.map((row) => ({ ...row, workflowName: names.get(row.workflowDefinitionId) ?? null })), pagination: pagination(total, page, perPage) };
+      const listed = await runListPage(services, API_PREFIX, { status, workflowId, triggerSource }, page, perPage);
+      const names = await repos.definitions.namesOf(listed.runs.map((run) => run.workflowDefinitionId));
+      return { runs: listed.runs.map((row) => ({ ...row, workflowName: names.get(row.workflowDefinitionId) ?? null })), pagination: listed.pagination };
     },
   );
 

@@ -30,7 +30,7 @@ import {
   toRequirementRecordView,
 } from '@switchyard/domain';
 import { API_PREFIX } from '../api-prefix.ts';
-import { nodeRunViews, runDetail, runSummaries } from '../services/run-views.ts';
+import { nodeRunViews, runDetail, runListPage } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
 import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
@@ -128,8 +128,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const workflowId = request.params.workflow_id;
       await requireWorkflow(services, workflowId);
       const { status, page = 1, perPage = 20 } = request.query;
-      const { items, total } = await repos.runs.list({ workflowId, status }, page, perPage);
-      return { runs: await runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
+      return runListPage(services, API_PREFIX, { workflowId, status }, page, perPage);
     },
   );
 
@@ -167,8 +166,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const { page = 1, perPage = 20 } = request.query;
-      const { items, total } = await repos.runs.list({ parentRunId: run.id }, page, perPage);
-      return { runs: await runSummaries(repos, API_PREFIX, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
+      return runListPage(services, API_PREFIX, { parentRunId: run.id }, page, perPage);
     },
   );
 
@@ -179,9 +177,10 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         tags,
         operationId: 'retryRun', summary: 'Retry an ended run',
         description:
-          'Starts a child run (triggerSource "retry", parentRunId) on the source run\'s definition snapshot and input. Without a body, ' +
-          'every node run that completed in the source is reused and everything else executes; `resolvedDependencies` choose instead, ' +
-          'as on a trigger; `initialInput` replaces the input. 400 when the source has not ended or the workflow is disabled.',
+          'Starts a child run (triggerSource "retry", parentRunId) on the source run\'s definition snapshot. Without a body, a full ' +
+          'retry: the same input, every node run that completed in the source reused and its human decisions replayed, so only what did ' +
+          'not complete executes. With a body, `resolvedDependencies` (default none) choose what is reused, as on a trigger, and ' +
+          '`initialInput` replaces the input. 400 when the source has not ended or the workflow is disabled.',
         params: RunParams,
         body: RetryRunBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },

@@ -15,6 +15,8 @@ import {
   toRequirementSummary,
   toRunDetail,
   toRunSummary,
+  pagination,
+  type Pagination,
   type RunDetail,
   type RunSummary,
   type NodeRunDetail,
@@ -26,7 +28,8 @@ import {
   type SnapshotBytes,
   type SnapshotField,
 } from '@switchyard/domain';
-import type { Repositories } from '@switchyard/store';
+import type { Repositories, RunListFilter } from '@switchyard/store';
+import type { AppServices } from './index.ts';
 
 /** Bytes of decision values one list-like response inlines in node runs' `decisions`, and per value. */
 const DECISIONS_BUDGET_BYTES = 64 * 1024;
@@ -103,6 +106,18 @@ export async function runSummaries(repos: Repositories, apiPrefix: string, runs:
   const rows: RunSummary[] = [];
   for (const run of runs) rows.push(toRunSummary(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now));
   return rows;
+}
+
+/** One page of run-list rows matching `filter`, newest first, with its pagination block. */
+export async function runListPage(
+  services: Pick<AppServices, 'repos' | 'clock'>,
+  apiPrefix: string,
+  filter: RunListFilter,
+  page: number,
+  perPage: number,
+): Promise<{ runs: RunSummary[]; pagination: Pagination }> {
+  const { items, total } = await services.repos.runs.list(filter, page, perPage);
+  return { runs: await runSummaries(services.repos, apiPrefix, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
 }
 
 /**
