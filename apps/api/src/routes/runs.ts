@@ -203,8 +203,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         tags,
         operationId: 'replayRun', summary: 'Replay a run',
         description:
-          'Starts a child run (triggerSource "replay", parentRunId) on the current definition with the source run\'s input; nothing is reused. ' +
-          '400 when the source has not ended or the workflow is disabled.',
+          'Starts a child run (triggerSource "replay", parentRunId) on the current definition with the source run\'s input; nothing is reused, ' +
+          'so the source may still be running. 400 when the workflow is disabled.',
         params: RunParams,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
