@@ -12,12 +12,24 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
+const dataDirs: string[] = [];
 let dataDir = '';
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
+
+/** A fresh DATA_DIR for the next servers. */
+async function freshDataDir(): Promise<void> {
+  dataDir = await mkdtemp(join(tmpdir(), 'switchyard-crash-'));
+  dataDirs.push(dataDir);
+}
+
+async function killHard(child: ChildProcess): Promise<void> {
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
 
 /** Starts the real server process; resolves with its base URL once it listens. */
 function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
@@ -55,7 +67,7 @@ async function call(baseUrl: string, method: string, path: string, body?: unknow
 
 describe('crash recovery of the real service process', () => {
   it('loses nothing to kill -9 and finishes the interrupted run after a restart', async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'switchyard-crash-'));
+    await freshDataDir();
     const first = await startServer();
     const created = await call(first.baseUrl, 'POST', '', {
       name: 'crash test',
@@ -78,8 +90,7 @@ describe('crash recovery of the real service process', () => {
       if (i > 200) throw new Error('slow step never started');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    first.child.kill('SIGKILL');
-    await new Promise((resolve) => first.child.once('exit', resolve));
+    await killHard(first.child);
 
     const second = await startServer();
     expect((await call(second.baseUrl, 'GET', `/${id}`)).body).toMatchObject({ name: 'crash test', enabled: true });
@@ -95,6 +106,55 @@ describe('crash recovery of the real service process', () => {
     expect(byName.before).toMatchObject({ status: 'completed', attempt: 1 });
     expect(byName.slow).toMatchObject({ status: 'completed', attempt: 2 });
     expect(byName.after).toMatchObject({ status: 'completed', attempt: 1 });
+    second.child.kill('SIGTERM');
+  }, 60_000);
+
+  it('keeps a paused run paused across kill -9 and a restart; resume then finishes it', async () => {
+    await freshDataDir();
+    const first = await startServer();
+    const created = await call(first.baseUrl, 'POST', '', {
+      name: 'pause survives restart',
+      canvas: { viewport: {} },
+      nodes: [
+        { name: 'gate', nodeType: 'step', executorKey: 'echo', humanReview: { requiresConfirmation: true } },
+        { name: 'after', nodeType: 'step', executorKey: 'echo' },
+      ],
+    });
+    const id = created.body.id as string;
+    await call(first.baseUrl, 'POST', `/${id}/toggle`, { enabled: true });
+    const runId = (await call(first.baseUrl, 'POST', `/${id}/runs`, {})).body.runId as string;
+    let run: any;
+    for (let i = 0; ; i++) {
+      run = (await call(first.baseUrl, 'GET', `/${id}/runs/${runId}`)).body;
+      if (run.status === 'awaiting_approval') break;
+      if (i > 500) throw new Error(`run never reached its gate: ${run.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await call(first.baseUrl, 'POST', `/${id}/runs/${runId}/pause`)).body).toMatchObject({ status: 'paused' });
+    // A decision taken while paused is kept, and must not make the restarted service continue the run.
+    const stepId = run.pendingRequirements[0].stepId as string;
+    expect((await call(first.baseUrl, 'POST', `/${id}/runs/${runId}/approve`, { stepId, resolution: 'confirm' })).status).toBe(200);
+    await killHard(first.child);
+
+    const second = await startServer();
+    // Recovery scans every 200 ms with a 1 s lease here: give it several chances to (wrongly) pick the run up.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    run = (await call(second.baseUrl, 'GET', `/${id}/runs/${runId}`)).body;
+    expect(run).toMatchObject({ status: 'paused', runState: { state: 'paused' } });
+    expect(run.nodeRuns.map((n: { status: string }) => n.status)).toEqual(['awaiting_approval']);
+
+    expect((await call(second.baseUrl, 'POST', `/${id}/runs/${runId}/resume`)).status).toBe(200);
+    for (let i = 0; ; i++) {
+      run = (await call(second.baseUrl, 'GET', `/${id}/runs/${runId}`)).body;
+      if (run.status === 'completed' || run.status === 'failed') break;
+      if (i > 500) throw new Error(`run did not finish after resume: ${run.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(run.status).toBe('completed');
+    expect(run.nodeRuns.map((n: { nodeName: string; status: string }) => [n.nodeName, n.status])).toEqual([
+      ['gate', 'completed'],
+      ['after', 'completed'],
+    ]);
     second.child.kill('SIGTERM');
   }, 60_000);
 });

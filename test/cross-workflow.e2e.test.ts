@@ -46,7 +46,7 @@ describe('GET /api/v1/runs', () => {
     expect(detail.body.definitionSnapshot.nodes).toHaveLength(1);
     const missing = await svc.api.get(`/api/v1/runs/${'0'.repeat(24)}`);
     expect(missing.status).toBe(404);
-    expect(missing.body.detail).toEqual({ error: 'resource_not_found', message: 'Run not found' });
+    expect(missing.body.detail).toEqual({ error: 'resource_not_found', message: 'Run not found', resource: 'run' });
     expect((await svc.api.get('/api/v1/runs/nope')).body.detail.message).toMatch(/Invalid run ID/);
   });
 });

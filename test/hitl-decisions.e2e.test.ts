@@ -301,14 +301,17 @@ describe('/approve errors', () => {
     const { workflowId, runId, gate, stepId } = await parkAt([gated('Gate')]);
     const unknownStep = await svc.approve(workflowId, runId, { stepId: 'no-such-step', resolution: 'confirm' });
     expect(unknownStep.status).toBe(404);
-    expect(unknownStep.body).toEqual({ detail: { error: 'resource_not_found', message: "Requirement for step 'no-such-step' not found" } });
+    expect(unknownStep.body).toEqual({
+      detail: { error: 'resource_not_found', message: "Requirement for step 'no-such-step' not found", resource: 'requirement', details: { stepId: 'no-such-step' } },
+    });
 
     const unknownRun = await svc.approve(workflowId, UNKNOWN_ID, { stepId, resolution: 'confirm' });
     expect(unknownRun.status).toBe(404);
-    expect(unknownRun.body.detail.error).toBe('resource_not_found');
+    expect(unknownRun.body.detail).toMatchObject({ error: 'resource_not_found', resource: 'run' });
 
     const unknownWorkflow = await svc.approve(UNKNOWN_ID, runId, { stepId, resolution: 'confirm' });
     expect(unknownWorkflow.status).toBe(404);
+    expect(unknownWorkflow.body.detail).toMatchObject({ error: 'resource_not_found', resource: 'workflow' });
 
     // The run exists, but under another workflow.
     const other = await svc.createWorkflow(body([echoStep('Other')]));
@@ -347,7 +350,13 @@ describe('/approve errors', () => {
     for (const resolution of ['confirm', 'reject']) {
       const again = await svc.approve(workflowId, runId, { stepId: first, resolution });
       expect(again.status).toBe(409);
-      expect(again.body).toEqual({ detail: { error: 'conflict', message: `Requirement for step '${first}' is already decided (confirm)` } });
+      expect(again.body).toEqual({
+        detail: {
+          error: 'conflict',
+          message: `Requirement for step '${first}' is already decided (confirm)`,
+          details: { stepId: first, resolution: 'confirm', decidedBy: 'human' },
+        },
+      });
     }
     // Nothing changed: the second gate still waits, the first step ran once.
     const still = await detail(workflowId, runId);
@@ -362,7 +371,9 @@ describe('/approve errors', () => {
     for (const decision of [{ stepId: done.stepId, resolution: 'confirm' }, { stepId: done.stepId, resolution: 'reject' }, { stepId: 'no-such-step', resolution: 'confirm' }]) {
       const late = await svc.approve(done.workflowId, done.runId, decision);
       expect(late.status).toBe(409);
-      expect(late.body).toEqual({ detail: { error: 'conflict', message: 'Run is completed; its requirements can no longer be decided' } });
+      expect(late.body).toEqual({
+        detail: { error: 'conflict', message: 'Run is completed; its requirements can no longer be decided', details: { currentStatus: 'completed' } },
+      });
     }
 
     const cancelled = await parkAt([gated('Gate')]);

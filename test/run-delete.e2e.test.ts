@@ -27,7 +27,7 @@ describe('DELETE a run', () => {
     expect(await svc.events(run.id)).toEqual([]);
     const again = await svc.api.delete(wf(`/${workflowId}/runs/${run.id}`));
     expect(again.status).toBe(404);
-    expect(again.body.detail).toEqual({ error: 'resource_not_found', message: 'Run not found' });
+    expect(again.body.detail).toEqual({ error: 'resource_not_found', message: 'Run not found', resource: 'run' });
   });
 
   it('refuses a run that has not ended with a 409 naming its status, and keeps it', async () => {
@@ -39,7 +39,7 @@ describe('DELETE a run', () => {
     await svc.waitForGate(workflowId, runId);
     const refused = await svc.api.delete(wf(`/${workflowId}/runs/${runId}`));
     expect(refused.status).toBe(409);
-    expect(refused.body.detail.error).toBe('conflict');
+    expect(refused.body.detail).toMatchObject({ error: 'conflict', details: { currentStatus: 'awaiting_approval' } });
     expect(refused.body.detail.message).toMatch(/^Run is awaiting_approval: only an ended run/);
     expect((await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body.status).toBe('awaiting_approval');
   });

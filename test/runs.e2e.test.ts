@@ -76,7 +76,7 @@ describe('trigger', () => {
   it('answers 404 for an unknown workflow and 400 for a malformed id', async () => {
     const unknown = await svc.trigger(UNKNOWN_ID, {});
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ detail: { error: 'resource_not_found', message: 'Workflow not found' } });
+    expect(unknown.body).toEqual({ detail: { error: 'resource_not_found', message: 'Workflow not found', resource: 'workflow' } });
     const malformed = await svc.trigger('not-an-id', {});
     expect(malformed.status).toBe(400);
     expect(malformed.body.detail.error).toBe('invalid_request');
@@ -265,14 +265,15 @@ describe('run detail', () => {
 
     const unknown = await svc.api.get(wf(`/${a.id}/runs/${UNKNOWN_ID}`));
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ detail: { error: 'resource_not_found', message: 'Run not found' } });
+    expect(unknown.body).toEqual({ detail: { error: 'resource_not_found', message: 'Run not found', resource: 'run' } });
 
     const crossed = await svc.api.get(wf(`/${b.id}/runs/${runA.id}`));
     expect(crossed.status).toBe(404);
-    expect(crossed.body.detail.error).toBe('resource_not_found');
+    expect(crossed.body.detail).toMatchObject({ error: 'resource_not_found', resource: 'run' });
 
     const unknownWorkflow = await svc.api.get(wf(`/${UNKNOWN_ID}/runs/${runA.id}`));
     expect(unknownWorkflow.status).toBe(404);
+    expect(unknownWorkflow.body.detail).toMatchObject({ error: 'resource_not_found', message: 'Workflow not found', resource: 'workflow' });
 
     const badRun = await svc.api.get(wf(`/${a.id}/runs/xyz`));
     expect(badRun.status).toBe(400);
@@ -344,6 +345,12 @@ describe('run list', () => {
       finishedAt: expect.any(String),
       parentRunId: null,
       errorSummary: null,
+      pausedAt: null,
+      pendingDirective: null,
+      cancelReason: null,
+      cancelledBy: null,
+      timeoutSeconds: null,
+      deadlineAt: null,
       nodeRuns: [expect.objectContaining({ nodeName: 'Maybe', status: 'completed', workflowRunId: runIds[4] })],
       nodeRunCount: 1,
       nodeRunsUrl: `/api/v1/workflows/${created.id}/runs/${runIds[4]}/nodes`,
@@ -394,10 +401,11 @@ describe('node runs', () => {
     // A node run of another run of the same workflow.
     const foreign = await svc.api.get(wf(`/${created.id}/runs/${run.id}/nodes/${other.nodeRuns[0].id}`));
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ detail: { error: 'resource_not_found', message: 'Node run not found' } });
+    expect(foreign.body).toEqual({ detail: { error: 'resource_not_found', message: 'Node run not found', resource: 'node_run' } });
 
     const unknown = await svc.api.get(wf(`/${created.id}/runs/${run.id}/nodes/${UNKNOWN_ID}`));
     expect(unknown.status).toBe(404);
+    expect(unknown.body.detail.resource).toBe('node_run');
     const malformed = await svc.api.get(wf(`/${created.id}/runs/${run.id}/nodes/oops`));
     expect(malformed.status).toBe(400);
     expect(malformed.body.detail.message).toContain('Invalid node run ID');

@@ -248,7 +248,7 @@ describe('create and read', () => {
     ];
     for (const response of await Promise.all(cases)) {
       expect(response.status, response.text).toBe(404);
-      expect(response.body).toEqual({ detail: { error: 'resource_not_found', message: 'Workflow not found' } });
+      expect(response.body).toEqual({ detail: { error: 'resource_not_found', message: 'Workflow not found', resource: 'workflow' } });
     }
   });
 

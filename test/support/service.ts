@@ -215,7 +215,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     const logger = pino({ level: 'silent' });
     const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0 });
     cleanups.push(() => engine.close());
-    const sweeper = new TimeoutSweeper({ repos, wake: (id) => engine.start(id), logger, intervalMs: options.sweepIntervalMs ?? 50 });
+    const sweeper = new TimeoutSweeper({ repos, wake: (id) => engine.start(id), engine, logger, intervalMs: options.sweepIntervalMs ?? 50 });
     sweeper.start();
     // Stopped before the engine closes (cleanups run in reverse), so no timeout wakes a closed engine.
     cleanups.push(async () => sweeper.stop());

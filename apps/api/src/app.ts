@@ -15,6 +15,7 @@ import approvalRoutes from './routes/approvals.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
 import runRoutes from './routes/runs.ts';
+import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
 import type { AppServices } from './services/index.ts';
 
@@ -50,6 +51,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(directiveRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(ssePlugin, { heartbeatInterval: 15_000 });
   await app.register(eventRoutes, { prefix: API_PREFIX, services: options.services });

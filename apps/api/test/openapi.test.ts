@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, renderOpenApi } from '../src/openapi.ts';
+import { openApiDocument, operations, schemaCompiler, schemaLocations } from './openapi-document.ts';
 
 describe('openapi/openapi.json', () => {
   it('matches the routes (regenerate with `npm run openapi`)', async () => {
@@ -30,6 +32,10 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/children',
         'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/retry',
         'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/replay',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/pause',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/resume',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/cancel',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_id}/rerun',
         'GET /api/v1/runs',
         'GET /api/v1/runs/{run_id}',
         'GET /api/v1/approvals',
@@ -44,5 +50,49 @@ describe('openapi/openapi.json', () => {
     const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const document = await openApiDocument();
+    expect(document.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has schemas that are strict JSON Schema 2020-12 (no OpenAPI 3.0 keywords such as nullable)', async () => {
+    const document = await openApiDocument();
+    const compile = schemaCompiler(document);
+    const locations = schemaLocations(document);
+    expect(locations.length).toBeGreaterThan(100);
+    const failures = locations.flatMap((location) => {
+      try {
+        compile(location);
+        return [];
+      } catch (error) {
+        return [`${location}: ${(error as Error).message}`];
+      }
+    });
+    expect(failures).toEqual([]);
+  });
+
+  it('declares on every operation the error statuses it can answer, each with the shared ErrorBody', async () => {
+    const document = await openApiDocument();
+    for (const { method, path, operation } of operations(document)) {
+      const statuses = Object.keys(operation.responses);
+      const expected = ['400', '500', '503'];
+      if (method !== 'get') expected.push('413', '415');
+      if (path.includes('{')) expected.push('404');
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(expected));
+      expect(statuses, `${method} ${path}: no rate limiting, no 429`).not.toContain('429');
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        const response = operation.responses[status];
+        expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+        expect(response.description, `${method} ${path} ${status}`).not.toBe('Default Response');
+      }
+    }
+    expect(operations(document).find(({ operation }) => operation.operationId === 'streamRunEvents')?.operation.responses).toHaveProperty('406');
   });
 });

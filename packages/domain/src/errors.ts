@@ -1,7 +1,8 @@
 /**
  * Typed errors with stable codes (spec "Error Response Format"). Code anywhere throws them; each
- * edge maps them once: the API's error handler to HTTP `{ detail: { error, message } }`, the MCP
- * bridge to its own codes.
+ * edge maps them once: the API's error handler to HTTP `{ detail: { error, message, problems?,
+ * resource?, details? } }`, the MCP bridge to its own codes (from `code` and `resource`, never
+ * from the message).
  */
 
 /** Stable error codes of the REST contract. */
@@ -13,18 +14,33 @@ export type ErrorCode =
   | 'internal_error'
   | 'database_error';
 
+/** Structured facts about an error (e.g. `{ currentStatus: 'running' }`), shown as `detail.details`. */
+export type ErrorDetails = Record<string, unknown>;
+
+/** Options of {@link SwitchyardError}. */
+export interface SwitchyardErrorOptions {
+  /** Individual problems (e.g. every validation failure), shown as `detail.problems`. */
+  problems?: string[];
+  /** Shown as `detail.details`. */
+  details?: ErrorDetails;
+  cause?: unknown;
+}
+
 /** Base class: `code` is the API's `detail.error`, `status` the HTTP status it maps to. */
 export class SwitchyardError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Individual problems (e.g. every validation failure), shown as `detail.problems`. */
   readonly problems?: string[];
-  constructor(code: ErrorCode, status: number, message: string, options: { problems?: string[]; cause?: unknown } = {}) {
+  /** Structured facts about the error, shown as `detail.details`. */
+  readonly details?: ErrorDetails;
+  constructor(code: ErrorCode, status: number, message: string, options: SwitchyardErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.status = status;
     if (options.problems && options.problems.length > 0) this.problems = options.problems;
+    if (options.details) this.details = options.details;
   }
 }
 
@@ -35,10 +51,36 @@ export class InvalidRequestError extends SwitchyardError {
   }
 }
 
-/** 404 `resource_not_found`: `what` names the missing thing ("Workflow", "Run", "Node run"). */
+/** What a 404 `resource_not_found` says is missing (`detail.resource`). */
+export const NOT_FOUND_RESOURCES = ['workflow', 'run', 'node', 'node_run', 'requirement'] as const;
+export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
+
+/** How messages name each resource: "Run not found". */
+const RESOURCE_NAMES: Readonly<Record<NotFoundResource, string>> = {
+  workflow: 'Workflow',
+  run: 'Run',
+  node: 'Node',
+  node_run: 'Node run',
+  requirement: 'Requirement',
+};
+
+/** Options of {@link NotFoundError}. */
+export interface NotFoundOptions {
+  /** Names the missing thing in the message instead of the resource's name, e.g. "Parent run". */
+  name?: string;
+  /** Shown as `detail.details`, e.g. `{ stepId }` when the request body named the missing thing. */
+  details?: ErrorDetails;
+}
+
+/**
+ * 404 `resource_not_found`: `resource` says what is missing (`detail.resource`); the message is
+ * "<Name> not found" ("Run not found", "Node run not found").
+ */
 export class NotFoundError extends SwitchyardError {
-  constructor(what: string) {
-    super('resource_not_found', 404, `${what} not found`);
+  readonly resource: NotFoundResource;
+  constructor(resource: NotFoundResource, options: NotFoundOptions = {}) {
+    super('resource_not_found', 404, `${options.name ?? RESOURCE_NAMES[resource]} not found`, { details: options.details });
+    this.resource = resource;
   }
 }
 
@@ -49,10 +91,13 @@ export class DuplicateEntryError extends SwitchyardError {
   }
 }
 
-/** 409 `conflict`: the resource is not in a state that allows the operation. */
+/**
+ * 409 `conflict`: the resource is not in a state that allows the operation. `details` (shown as
+ * `detail.details`) says which state, e.g. `{ currentStatus: 'running' }`.
+ */
 export class ConflictError extends SwitchyardError {
-  constructor(message: string) {
-    super('conflict', 409, message);
+  constructor(message: string, details?: ErrorDetails) {
+    super('conflict', 409, message, { details });
   }
 }
 

@@ -2,6 +2,7 @@ export * from './errors.ts';
 export * from './mapping.ts';
 export * from './run-status.ts';
 export * from './run-state.ts';
+export * from './run-control.ts';
 export * from './validation.ts';
 export * from './schemas/common.ts';
 export * from './schemas/workflow.ts';

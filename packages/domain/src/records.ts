@@ -3,6 +3,7 @@
  * Dates. The store's repositories convert them to and from snake_case MongoDB documents (through
  * `mapping.ts`); the API turns them into responses with `views.ts`.
  */
+import type { PendingDirective } from './run-control.ts';
 import type { NodeRunStatus, RunStatus } from './run-status.ts';
 import type { DefinitionSnapshot, PendingUserInputField, ResolvedDependency } from './schemas/run.ts';
 import type { NodeType, WorkflowCanvas, WorkflowNode } from './schemas/workflow.ts';
@@ -76,6 +77,13 @@ export interface RequirementRecord {
   decidedAt: Date | null;
 }
 
+/** A step of a run waiting in retry backoff: which node run, and when its next attempt starts. */
+export interface RetryWait {
+  nodeId: string;
+  iterationPath: string;
+  wakeAt: Date;
+}
+
 /** `workflow_runs` document. Lease fields say which runner instance owns the run right now. */
 export interface RunRecord {
   id: string;
@@ -90,7 +98,28 @@ export interface RunRecord {
   parentRunId: string | null;
   resolvedDependencies: ResolvedDependency[];
   pendingRequirements: RequirementRecord[];
-  pendingDirective: string | null;
+  /**
+   * A directive its runner has yet to honour (run-control.ts): `pause` (at the next node
+   * boundary), `cancel`, `timeout`; null when none. Set only while the run is `running`.
+   */
+  pendingDirective: PendingDirective | null;
+  /** When the run last became `paused` (null/absent when it is not paused). */
+  pausedAt?: Date | null;
+  /** Why the run was cancelled (the cancel body's `reason`, or the timeout), when a cancel was requested. */
+  cancelReason?: string | null;
+  /** Who requested the cancel: the caller's `x-switchyard-username`/`-user-id`, `api` without one, `timeout`. */
+  cancelledBy?: string | null;
+  /**
+   * A node rerun's target (`node_rerun` runs): the run ends right after this node executed at
+   * this iteration path, with its output as the final output (retry-plan.ts `planNodeRerun`).
+   */
+  stopAfter?: { nodeId: string; iterationPath: string } | null;
+  /** Steps waiting in retry backoff right now, with when they wake (runState `waiting-timer`). */
+  retryWaits?: RetryWait[];
+  /** The trigger's `timeoutSeconds`: the run must end within this many seconds of its trigger. */
+  timeoutSeconds?: number | null;
+  /** `startedAt + timeoutSeconds`: the sweeper stops a run still not ended by then. */
+  deadlineAt?: Date | null;
   /** Owner id (`host:pid:random`) of the runner holding the lease, or null. */
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;

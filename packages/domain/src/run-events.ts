@@ -8,6 +8,9 @@
  * | `run.started` | an instance starts executing a new run | `owner` |
  * | `run.resumed` | an instance continues a run (after a restart, a decision, a lost owner) | `owner` |
  * | `run.awaiting_approval` | the run parks at its HITL gates | — |
+ * | `directive.received` | a pause, resume or cancel was accepted for the run | `directive`, `requestedBy`, `reason` (cancel) |
+ * | `run.paused` | the run became `paused` (no node executes any more) | — |
+ * | `run.timed_out` | the run's `timeoutSeconds` passed; it is being stopped (then `run.failed`) | `timeoutSeconds`, `deadlineAt` |
  * | `run.completed` / `run.failed` / `run.cancelled` | the run ended (its last event) | `errorSummary` (not on completed) |
  * | `node.started` | an attempt of a node starts | `nodeId`, `nodeName`, `iterationPath`, `attempt`, `nodeRunId` |
  * | `node.completed` / `node.failed` / `node.skipped` / `node.cancelled` / `node.awaiting_approval` | an attempt or node ended, or awaits review | same, plus `error` |
@@ -24,6 +27,9 @@ export const RUN_EVENT_TYPES = [
   'run.started',
   'run.resumed',
   'run.awaiting_approval',
+  'directive.received',
+  'run.paused',
+  'run.timed_out',
   'run.completed',
   'run.failed',
   'run.cancelled',

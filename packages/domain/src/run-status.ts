@@ -16,11 +16,23 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed
 /** Node-run statuses after which the node run is reused as is by re-traversal. */
 export const SETTLED_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['completed', 'skipped'];
 
+/** Node-run statuses of a node run that has not ended (closed as `cancelled` when its run ends otherwise than completed). */
+export const OPEN_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['pending', 'running', 'awaiting_approval'];
+
+/** Run statuses in which a HITL requirement may be decided (a run may run on while one gate waits; a paused run keeps its decisions). */
+export const DECIDABLE_RUN_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'paused'];
+
+/**
+ * Run statuses in which no runner holds the run (nobody executes it), so that a directive is
+ * applied to the document directly: queued, paused, or parked at its gates.
+ */
+export const UNOWNED_RUN_STATUSES: readonly RunStatus[] = ['pending', 'paused', 'awaiting_approval'];
+
 /** For each target status, the statuses a run may move to it from. */
 export const RUN_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
-  pending: [],
-  running: ['pending', 'running', 'paused', 'awaiting_approval'],
-  paused: ['running', 'pending'],
+  pending: ['paused'],
+  running: ['pending', 'running', 'awaiting_approval'],
+  paused: ['running', 'pending', 'awaiting_approval'],
   awaiting_approval: ['running'],
   completed: ['running'],
   failed: ['pending', 'running', 'paused', 'awaiting_approval'],

@@ -89,6 +89,7 @@ export function runStateOf(run: RunRecord, now: number): RunDetail['runState'] {
     leaseExpiresAt: run.leaseExpiresAt?.getTime() ?? null,
     heartbeatAt: run.heartbeatAt?.getTime() ?? null,
     pendingRequirements: pendingRequirementsOf(run).map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
+    retryWaits: (run.retryWaits ?? []).map((w) => ({ nodeId: w.nodeId, wakeAt: w.wakeAt.getTime() })),
     now,
   });
 }
@@ -105,6 +106,12 @@ export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt, now: numb
     finishedAt: iso(run.finishedAt),
     parentRunId: run.parentRunId,
     errorSummary: run.errorSummary,
+    pausedAt: iso(run.pausedAt ?? null),
+    pendingDirective: run.pendingDirective ?? null,
+    cancelReason: run.cancelReason ?? null,
+    cancelledBy: run.cancelledBy ?? null,
+    timeoutSeconds: run.timeoutSeconds ?? null,
+    deadlineAt: iso(run.deadlineAt ?? null),
     nodeRuns: nodeRuns.items,
     nodeRunCount: nodeRuns.total,
     nodeRunsUrl: nodeRuns.url,

@@ -1,14 +1,23 @@
 /**
- * Time as a dependency (STYLE.md §5 "Runner"): the engine never calls `Date.now()` or
- * `setTimeout` directly, so tests can control time.
+ * Time as a dependency (STYLE.md §5 "Runner"): the engine, its lease heartbeat, recovery and the
+ * sweepers never call `Date.now()`, `setTimeout` or `setInterval` directly, so tests can drive
+ * time with a manual clock (testing/manual-clock.ts) instead of real-time margins.
  */
 
-/** Current time and abortable waiting. */
+/** Current time, abortable waiting, and periodic work. Milliseconds throughout. */
 export interface Clock {
   now(): Date;
   /** Resolves after `ms` milliseconds; rejects with the signal's reason when `signal` aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `tick` every `ms` milliseconds until the returned function is called. The timer does not
+   * keep the process alive. `tick` must not throw (it is not awaited).
+   */
+  every(ms: number, tick: () => void): () => void;
 }
+
+/** Longest wait `setTimeout` holds (2^31-1 ms, about 24.8 days); longer waits are capped there. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The real clock. */
 export const systemClock: Clock = {
@@ -16,15 +25,19 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      // setTimeout holds at most 2^31-1 ms (about 24.8 days); longer waits are capped there.
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, Math.min(ms, 2 ** 31 - 1));
+      }, Math.min(ms, MAX_TIMER_MS));
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
+  every: (ms, tick) => {
+    const timer = setInterval(tick, Math.min(ms, MAX_TIMER_MS));
+    timer.unref();
+    return () => clearInterval(timer);
+  },
 };

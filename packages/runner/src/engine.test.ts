@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowNodeInput } from '@switchyard/domain';
 import { Interpreter } from './interpreter.ts';
 import { RunLedger } from './ledger.ts';
+import type { ExecutionControl } from './stop-reason.ts';
 import { systemClock } from './clock.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
 
@@ -233,13 +234,13 @@ describe('memoized re-traversal', () => {
     crashed.start(run.id);
     await waitFor(async () => (await h.repos.nodeRuns.listByRun(run.id)).some((n) => n.nodeName === 'B'));
     // The owner vanishes without a trace: no heartbeat, no release (as after kill -9).
-    await (crashed as unknown as { active: Map<string, { controller: AbortController }> }).active.get(run.id)!.controller.abort(new Error('process died'));
+    (crashed as unknown as { active: Map<string, { control: ExecutionControl }> }).active.get(run.id)!.control.stop({ kind: 'lease_lost', detail: 'process died' });
     await crashed.idle();
     const stuck = (await h.repos.runs.get(run.id))!;
     expect(stuck).toMatchObject({ status: 'running', leaseOwner: 'crashed' });
 
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const survivor = h.newEngine({ owner: 'survivor' });
+    // Later than the crashed owner's lease.
+    const survivor = h.newEngine({ owner: 'survivor', clock: { ...systemClock, now: () => new Date(Date.now() + 1_100) } });
     expect(await survivor.recoverOrphans()).toBe(1);
     await survivor.idle();
     const done = (await h.repos.runs.get(run.id))!;

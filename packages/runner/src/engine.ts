@@ -14,8 +14,10 @@ import { systemClock, type Clock } from './clock.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled } from './gates.ts';
 import { Interpreter, NodeFailedError } from './interpreter.ts';
+import { Lease } from './lease.ts';
 import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
+import { ExecutionControl, directiveStop, stopEffect, type StopReason } from './stop-reason.ts';
 
 /** Tunables of the engine. Milliseconds throughout. */
 export interface RunEngineOptions {
@@ -55,16 +57,6 @@ export const MAX_INTERNAL_FAILURES = 5;
  */
 export const MAX_CLAIMS_WITHOUT_PROGRESS = 5;
 
-class Shutdown extends Error {
-  override readonly name = 'Shutdown';
-}
-class LeaseLost extends Error {
-  override readonly name = 'LeaseLost';
-}
-class Aborted extends Error {
-  override readonly name = 'Aborted';
-}
-
 /** Executes runs in the background of this process. */
 export class RunEngine {
   readonly owner: string;
@@ -74,8 +66,8 @@ export class RunEngine {
   private readonly parallelLimit: number;
   private readonly recoveryIntervalMs: number;
   /** Runs this instance executes; `rerun` asks for one more claim once the current execution ends. */
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void>; rerun: boolean }>();
-  private recoveryTimer: NodeJS.Timeout | null = null;
+  private readonly active = new Map<string, { control: ExecutionControl; done: Promise<void>; rerun: boolean }>();
+  private stopRecovery: (() => void) | null = null;
   private closed = false;
 
   constructor(private readonly options: RunEngineOptions) {
@@ -101,9 +93,9 @@ export class RunEngine {
       return current.done;
     }
     if (this.closed) return Promise.resolve();
-    const controller = new AbortController();
-    const entry = { controller, done: Promise.resolve(), rerun: false };
-    entry.done = this.execute(runId, controller)
+    const control = new ExecutionControl();
+    const entry = { control, done: Promise.resolve(), rerun: false };
+    entry.done = this.execute(runId, control, entry)
       .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
       .then(() => {
         this.active.delete(runId);
@@ -126,11 +118,10 @@ export class RunEngine {
 
   /** Runs {@link recoverOrphans} now and then every `recoveryIntervalMs`. */
   startRecovery(): void {
-    if (this.recoveryTimer || this.closed) return;
-    const tick = () => this.recoverOrphans().catch((error: unknown) => this.options.logger.error({ err: error }, 'run recovery scan failed'));
-    void tick();
-    this.recoveryTimer = setInterval(tick, this.recoveryIntervalMs);
-    this.recoveryTimer.unref();
+    if (this.stopRecovery || this.closed) return;
+    const tick = () => void this.recoverOrphans().catch((error: unknown) => this.options.logger.error({ err: error }, 'run recovery scan failed'));
+    tick();
+    this.stopRecovery = this.clock.every(this.recoveryIntervalMs, tick);
   }
 
   /**
@@ -140,8 +131,24 @@ export class RunEngine {
   async abort(runId: string, reason: string): Promise<void> {
     const current = this.active.get(runId);
     if (!current) return;
-    current.controller.abort(new Aborted(reason));
+    current.control.stop({ kind: 'deleted', detail: reason });
     await current.done;
+  }
+
+  /**
+   * Signals a directive stored on the run (`pending_directive`) to its execution in this
+   * instance, if any, so that it is honoured at once instead of at the next heartbeat: a pause at
+   * the next node boundary, a cancel or timeout by aborting in-flight calls. A withdrawn pause
+   * (resume before it was honoured) asks for one more claim once the execution has let go.
+   * Returns a promise that settles when this instance stops working on the run (never rejects),
+   * or null when this instance does not execute it.
+   */
+  signal(runId: string, reason: StopReason | 'resume'): Promise<void> | null {
+    const current = this.active.get(runId);
+    if (!current) return null;
+    if (reason === 'resume') current.rerun = true;
+    else current.control.stop(reason);
+    return current.done;
   }
 
   /** Resolves when no run is executing in this instance (tests, graceful shutdown). */
@@ -160,37 +167,42 @@ export class RunEngine {
    */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.recoveryTimer) clearInterval(this.recoveryTimer);
-    for (const { controller } of this.active.values()) controller.abort(new Shutdown('engine is shutting down'));
+    this.stopRecovery?.();
+    for (const { control } of this.active.values()) control.stop({ kind: 'shutdown' });
     await this.idle();
   }
 
-  private async execute(runId: string, controller: AbortController): Promise<void> {
+  private async execute(runId: string, control: ExecutionControl, entry: { rerun: boolean }): Promise<void> {
     const { repos, logger } = this.options;
     const claimedAt = this.clock.now();
     let run = await repos.runs.claim(runId, this.owner, this.leaseMs, claimedAt);
     if (!run) return;
     logger.info({ runId, workflowId: run.workflowDefinitionId, claimsSinceProgress: run.claimsSinceProgress }, 'run claimed');
     if ((run.claimsSinceProgress ?? 0) > MAX_CLAIMS_WITHOUT_PROGRESS) return await this.failPoisonRun(run);
-    // How long the lease is known to hold. An owner whose renewals fail stops itself before the
-    // lease can pass to another instance, so that no step runs twice in parallel.
-    const lease = { validUntil: claimedAt.getTime() + this.leaseMs };
-    const heartbeat = setInterval(() => {
-      const now = this.clock.now();
-      if (now.getTime() >= lease.validUntil) controller.abort(new LeaseLost('lease could not be renewed in time'));
-      repos.runs
-        .renewLease(runId, this.owner, this.leaseMs, now)
-        .then((held) => (held ? (lease.validUntil = now.getTime() + this.leaseMs) : controller.abort(new LeaseLost('lease lost to another instance'))))
-        .catch((error: unknown) => logger.warn({ err: error, runId }, 'heartbeat failed'));
-    }, this.heartbeatMs);
-    heartbeat.unref();
+    const lease = new Lease({
+      repos,
+      clock: this.clock,
+      logger,
+      runId,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      heartbeatMs: this.heartbeatMs,
+      claimedAt,
+      onStop: (reason) => control.stop(reason),
+    });
+    lease.start();
+    let ledger = new RunLedger(repos, run, this.clock, [], this.owner, lease);
     try {
       for (let pass = 1; ; pass++) {
+        // A directive stored before this claim (sent while no runner held the run, or to a runner that died) or during the last traversal.
+        const pending = directiveStop(run);
+        if (pending) control.stop(pending);
+        if (control.reason) return await this.settleStop(ledger, control.reason, entry);
         const history = await repos.nodeRuns.listByRun(runId);
-        const ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
+        ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
         if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
-        const outcome = await this.traverse(ledger, controller);
-        if (outcome === 'stopped') return;
+        const outcome = await this.traverse(ledger, control);
+        if (outcome === 'stopped') return await this.settleStop(ledger, control.reason!, entry);
         if (outcome !== 'blocked') return await this.finish(ledger, outcome);
         // Every branch is done or waits at a gate: park, unless a decision came in meanwhile.
         await this.options.hooks?.beforePark?.(runId);
@@ -203,43 +215,83 @@ export class RunEngine {
         }
         const current = await repos.runs.get(runId);
         if (!current || current.leaseOwner !== this.owner || current.status !== 'running') return;
-        run = current; // a decision arrived during the traversal: walk again to consume it
+        run = current; // a decision or a directive arrived during the traversal: walk again to consume it
       }
     } catch (error) {
-      if (controller.signal.aborted) return this.stopped(run, controller.signal.reason);
+      if (control.reason) return await this.settleStop(ledger, control.reason, entry);
       await this.internalFailure(run, error);
     } finally {
-      clearInterval(heartbeat);
+      lease.stop();
     }
   }
 
   /**
-   * One traversal: the run's outcome, `blocked` at gates, or `stopped` when aborted. Anything
-   * else that is thrown (a store error, a bug) is no outcome of the workflow: it propagates.
+   * One traversal: the run's outcome, `blocked` at gates, or `stopped` when the execution was
+   * stopped (see {@link ExecutionControl}). A node failure outweighs a pause; a completed
+   * traversal completes the run even when a pause came too late to stop anything. Anything else
+   * that is thrown (a store error, a bug) is no outcome of the workflow: it propagates.
    */
-  private async traverse(ledger: RunLedger, controller: AbortController): Promise<RunOutcome | 'blocked' | 'stopped'> {
+  private async traverse(ledger: RunLedger, control: ExecutionControl): Promise<RunOutcome | 'blocked' | 'stopped'> {
     try {
       const interpreter = new Interpreter({
         ledger,
         executors: this.options.executors,
         cel: this.options.cel,
         clock: this.clock,
-        signal: controller.signal,
+        signal: control.signal,
+        boundary: control.boundary,
         parallelLimit: ledger.run.parallelLimit ?? this.parallelLimit,
         random: this.options.random,
         maxOutputBytes: this.options.maxOutputBytes,
       });
-      return { status: 'completed', finalOutput: await interpreter.run() };
-    } catch (error) {
-      if (error instanceof LeaseExpired) controller.abort(new LeaseLost(error.message));
-      if (controller.signal.aborted) {
-        await this.stopped(ledger.run, controller.signal.reason);
-        return 'stopped';
+      const finalOutput = await interpreter.run();
+      if (interpreter.targetReached) {
+        // A node rerun ends right after its target: the containers around it never finished.
+        await ledger.closeOpenNodeRuns('not finished: the node rerun ended after its target');
       }
-      if (error instanceof GateBlocked) return 'blocked';
-      if (error instanceof RunCancelled) return { status: 'cancelled', errorSummary: error.message };
+      return { status: 'completed', finalOutput };
+    } catch (error) {
+      if (error instanceof LeaseExpired) control.stop({ kind: 'lease_lost', detail: error.message });
+      if (control.signal.aborted) return 'stopped';
       if (error instanceof NodeFailedError) return { status: 'failed', errorSummary: error.message };
+      if (error instanceof RunCancelled) return { status: 'cancelled', errorSummary: error.message };
+      if (control.boundary.aborted) return 'stopped';
+      if (error instanceof GateBlocked) return 'blocked';
       throw error;
+    }
+  }
+
+  /**
+   * Carries out the effect of a stop on the run (the one place stop reasons become outcomes, see
+   * {@link stopEffect}): release the lease at shutdown, leave the run alone when it is no longer
+   * ours, end it for a cancel or timeout, pause it. A pause that can no longer be applied (a
+   * resume withdrew it, a cancel replaced it) gives the run up and asks for one more claim, which
+   * sees the run as it now is.
+   */
+  private async settleStop(ledger: RunLedger, reason: StopReason, entry: { rerun: boolean }): Promise<void> {
+    const { repos, logger } = this.options;
+    const runId = ledger.run.id;
+    const effect = stopEffect(reason);
+    switch (effect.kind) {
+      case 'release':
+        await repos.runs.release(runId, this.owner, this.clock.now());
+        logger.info({ runId }, 'run released at shutdown; it continues on the next claim');
+        return;
+      case 'abandon':
+        logger.warn({ runId, reason }, 'run stopped');
+        return;
+      case 'end':
+        await this.finish(ledger, effect.outcome);
+        return;
+      case 'pause':
+        if (await repos.runs.pauseOwned(runId, this.owner, this.clock.now())) {
+          await ledger.event('run.paused', {});
+          logger.info({ runId }, 'run paused');
+          return;
+        }
+        await repos.runs.release(runId, this.owner, this.clock.now());
+        entry.rerun = true;
+        return;
     }
   }
 
@@ -297,14 +349,5 @@ export class RunEngine {
     // The run may have been deleted as soon as it ended (DELETE, retention): leave no orphan event.
     if (!(await repos.runs.exists(ledger.run.id))) await repos.events.deleteByRun(ledger.run.id);
     logger.info({ runId: ledger.run.id, status: outcome.status }, 'run finished');
-  }
-
-  private async stopped(run: RunRecord, reason: unknown): Promise<void> {
-    if (reason instanceof Shutdown) {
-      await this.options.repos.runs.release(run.id, this.owner, this.clock.now());
-      this.options.logger.info({ runId: run.id }, 'run released at shutdown; it continues on the next claim');
-    } else {
-      this.options.logger.warn({ runId: run.id, reason: String(reason) }, 'run stopped');
-    }
   }
 }

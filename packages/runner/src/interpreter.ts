@@ -37,6 +37,7 @@ import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled, actionOf, gateOutcomeText, passGate, type GateAction } from './gates.ts';
 import type { RunLedger } from './ledger.ts';
 import { NodeFailedError, StepRunner, messageOf, type NodeResult } from './step-runner.ts';
+import { ExecutionStopped } from './stop-reason.ts';
 
 export { NodeFailedError } from './step-runner.ts';
 
@@ -46,14 +47,24 @@ export interface InterpreterDeps {
   executors: ExecutorRegistry;
   cel: CelEngine;
   clock: Clock;
-  /** Aborts in-flight executor calls and backoff waits (cancel, shutdown, lost lease). */
+  /** Aborts in-flight executor calls and backoff waits (cancel, timeout, shutdown, lost lease). */
   signal: AbortSignal;
+  /** Aborts at any stop, a pause too: no node starts once it fired (executing ones finish). Default: `signal`. */
+  boundary?: AbortSignal;
   /** Max children of one parallel node in flight at once (>= 1). */
   parallelLimit: number;
   /** Source of jitter for retry backoff, [0, 1). */
   random?: () => number;
   /** Largest step output, bytes of JSON (see StepRunnerDeps). */
   maxOutputBytes?: number;
+}
+
+/** Unwinds the traversal once a node rerun's target has executed (see {@link Interpreter.run}). */
+class TargetReached extends Error {
+  override readonly name = 'TargetReached';
+  constructor() {
+    super('the node rerun reached its target');
+  }
 }
 
 /** Loop state visible to expressions as `loop_state` (CEL reserves the word `loop`). */
@@ -84,14 +95,24 @@ export class Interpreter {
     this.steps = new StepRunner(deps);
   }
 
+  /** Set once a node rerun's target executed: the containers around it were left open (the engine closes them). */
+  targetReached = false;
+  private targetOutput: unknown = null;
+
   /**
-   * Walks the whole tree. Resolves with the final output (the last root node's output). Rejects
-   * with NodeFailedError when a node fails, GateBlocked when a branch waits for a decision (the
-   * rest of the tree has been advanced as far as it can), RunCancelled when a gate cancels the
+   * Walks the whole tree. Resolves with the final output (the last root node's output; for a node
+   * rerun, `run.stopAfter`, the target's output as soon as it executed — nothing starts after it).
+   * Rejects with NodeFailedError when a node fails, GateBlocked when a branch waits for a decision
+   * (the rest of the tree has been advanced as far as it can), RunCancelled when a gate cancels the
    * run, or the abort reason when the signal fires.
    */
   async run(): Promise<unknown> {
-    return this.runSequence(this.deps.ledger.run.definitionSnapshot.nodes, { previous: this.input, iterationPath: '', loopState: null });
+    try {
+      return await this.runSequence(this.deps.ledger.run.definitionSnapshot.nodes, { previous: this.input, iterationPath: '', loopState: null });
+    } catch (error) {
+      if (error instanceof TargetReached) return this.targetOutput;
+      throw error;
+    }
   }
 
   private async runSequence(nodes: readonly WorkflowNode[], scope: Scope): Promise<unknown> {
@@ -103,12 +124,26 @@ export class Interpreter {
     return previous;
   }
 
+  /**
+   * The node boundary: a settled node's output is reused; any other node executes unless the
+   * execution was stopped (a pause stops here, before the node starts).
+   */
   private async runNode(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
     await sharedSlice.yield();
     this.deps.signal.throwIfAborted();
     const done = this.deps.ledger.settled(node.id, scope.iterationPath);
+    if (!done) {
+      this.deps.boundary?.throwIfAborted();
+      if (this.targetReached) throw new TargetReached(); // a sibling branch reached the target: start nothing more
+    }
     const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);
     setOwn(this.outputs, node.name, result.output);
+    const target = this.deps.ledger.run.stopAfter;
+    if (!done && target && target.nodeId === node.id && target.iterationPath === scope.iterationPath) {
+      this.targetReached = true;
+      this.targetOutput = result.output;
+      throw new TargetReached();
+    }
     return result;
   }
 
@@ -292,7 +327,8 @@ export class Interpreter {
       return result;
     } catch (error) {
       this.deps.signal.throwIfAborted();
-      if (error instanceof GateBlocked) throw error;
+      // A branch waiting at a gate, or stopped by a pause: the container stays open for the next traversal.
+      if (error instanceof GateBlocked || error instanceof ExecutionStopped || error instanceof TargetReached) throw error;
       if (error instanceof RunCancelled) {
         await this.deps.ledger.end(nodeRun, { status: 'cancelled', error: error.message });
         throw error;
@@ -306,8 +342,13 @@ export class Interpreter {
     const settled = await settleWithConcurrency(node.children, this.deps.parallelLimit, (child) => this.runNode(child, scope));
     this.deps.signal.throwIfAborted();
     const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-    const fatal = errors.find((e) => !(e instanceof GateBlocked));
+    // The rerun target reached ends everything; a failure outweighs a pause, which outweighs a branch waiting at a gate.
+    const reached = errors.find((e) => e instanceof TargetReached);
+    if (reached !== undefined) throw reached;
+    const fatal = errors.find((e) => !(e instanceof GateBlocked) && !(e instanceof ExecutionStopped));
     if (fatal !== undefined) throw fatal;
+    const stopped = errors.find((e) => e instanceof ExecutionStopped);
+    if (stopped !== undefined) throw stopped;
     if (errors.length > 0) throw errors[0];
     const output: Record<string, unknown> = {};
     node.children.forEach((child, i) => {

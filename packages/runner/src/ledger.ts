@@ -162,6 +162,25 @@ export class RunLedger {
     return write;
   }
 
+  /** Ends every node run of the run still open as `cancelled` with `reason` (no events: the run's end says it). */
+  async closeOpenNodeRuns(reason: string): Promise<void> {
+    await this.repos.nodeRuns.cancelUnfinished(this.run.id, reason, this.clock.now());
+  }
+
+  /**
+   * Waits out a retry backoff (`wait`, `delayMs` long) with the wait recorded on the run
+   * (`retry_waits`: its runState shows `waiting-timer` with the wake-up time meanwhile).
+   */
+  async waitForRetry(nodeId: string, iterationPath: string, delayMs: number, wait: () => Promise<void>): Promise<void> {
+    const entry = { nodeId, iterationPath, wakeAt: new Date(this.clock.now().getTime() + delayMs) };
+    await this.repos.runs.addRetryWait(this.run.id, this.owner, entry);
+    try {
+      await wait();
+    } finally {
+      await this.repos.runs.removeRetryWait(this.run.id, this.owner, entry);
+    }
+  }
+
   /**
    * Throws when this owner can no longer be sure it holds the run's lease (renewals failed for
    * longer than the lease lasts): checked before every executor call, so that an owner cut off

@@ -14,7 +14,7 @@ afterEach(async () => {
 /** A clock that tests move forward by hand (leases and recovery backoff follow it). */
 function movableClock(): Clock & { advance(ms: number): void } {
   let offset = 0;
-  return { now: () => new Date(Date.now() + offset), sleep: systemClock.sleep, advance: (ms) => (offset += ms) };
+  return { now: () => new Date(Date.now() + offset), sleep: systemClock.sleep, every: systemClock.every, advance: (ms) => (offset += ms) };
 }
 
 /** Resolves once the run has a node run in `status`. */

@@ -63,7 +63,7 @@ describe('store errors are not workflow failures', () => {
     await h.engine.idle();
     // The second execution made no progress either: recovery backs off before claiming it again.
     expect(await h.engine.recoverOrphans()).toBe(0);
-    const later = h.newEngine({ clock: { now: () => new Date(Date.now() + 10 * 60_000), sleep: systemClock.sleep } });
+    const later = h.newEngine({ clock: { ...systemClock, now: () => new Date(Date.now() + 10 * 60_000) } });
     expect(await later.recoverOrphans()).toBe(1);
     await later.idle();
     const done = (await h.repos.runs.get(run.id))!;

@@ -65,7 +65,7 @@ async function leftOf(runId: string): Promise<[boolean, number, number]> {
   return [(await repos.runs.get(runId)) !== null, (await repos.nodeRuns.listByRun(runId)).length, (await repos.events.listByRun(runId)).length];
 }
 
-const clockAt = (ms: number): Clock => ({ now: () => new Date(ms), sleep: systemClock.sleep });
+const clockAt = (ms: number): Clock => ({ ...systemClock, now: () => new Date(ms) });
 
 describe('deleteEndedRun', () => {
   it('deletes an ended run with its node runs and events, and refuses one that has not ended', async () => {

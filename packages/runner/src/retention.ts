@@ -61,7 +61,7 @@ class RetentionStopped extends Error {
  * any number of instances may sweep the same store (each deletion is a compare-and-set).
  */
 export class RetentionSweeper {
-  private timer: NodeJS.Timeout | null = null;
+  private cancelTimer: (() => void) | null = null;
   private stopping = false;
   private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
@@ -120,20 +120,19 @@ export class RetentionSweeper {
 
   /** Sweeps now and then every `intervalMs` until {@link stop}. */
   start(): void {
-    if (this.timer) return;
+    if (this.cancelTimer) return;
     const tick = () => {
       this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'retention sweep failed'));
     };
     tick();
-    this.timer = setInterval(tick, this.options.intervalMs ?? 3_600_000);
-    this.timer.unref();
+    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 3_600_000, tick);
   }
 
   /** Stops; a pass in progress ends after the deletion it is at; resolves once it has. */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
     await this.running;
   }
 

@@ -34,7 +34,10 @@ export interface StepRunnerDeps {
   ledger: RunLedger;
   executors: ExecutorRegistry;
   clock: Clock;
+  /** Aborts executor calls (cancel, timeout, shutdown, lost lease). */
   signal: AbortSignal;
+  /** Aborts at any stop, a pause too; ends retry backoff waits (default: `signal`). */
+  boundary?: AbortSignal;
   random?: () => number;
   /**
    * Largest executor output (bytes of JSON) a step may produce; a larger one fails the attempt
@@ -89,7 +92,9 @@ export class StepRunner {
         await ledger.end(nodeRun, { status: 'failed', error: message });
         const delayMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
         await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
-        await this.deps.clock.sleep(delayMs, this.deps.signal);
+        const boundary = this.deps.boundary ?? this.deps.signal;
+        await ledger.waitForRetry(node.id, iterationPath, delayMs, () => this.deps.clock.sleep(delayMs, boundary));
+        boundary.throwIfAborted();
         continue;
       }
       // Too large to keep and show: the same call would produce it again, so no retry.

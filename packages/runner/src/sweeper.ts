@@ -4,18 +4,26 @@
  * compare-and-set as a human decision, so a human and a timeout racing on one gate produce
  * exactly one winner. Timeouts come from the stored `timeout_at`, so they survive restarts; any
  * number of instances may sweep at once.
+ *
+ * It also enforces run timeouts (the trigger's `timeoutSeconds`): a run not ended by its
+ * `deadline_at` gets a `timeout` directive, carried out like a cancel (directives.ts) and ending the
+ * run `failed`. The deadline is stored, so it holds across restarts.
  */
 import { timeoutDecision, undecidedRequirements } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { recordDecision } from './decisions.ts';
+import { requestDirective } from './directives.ts';
+import type { RunEngine } from './engine.ts';
 import type { Logger } from './logger.ts';
 
 export interface TimeoutSweeperOptions {
   repos: Repositories;
   /** Continues a run after a timeout decided one of its gates (the engine's `start`). */
   wake: (runId: string) => unknown;
+  /** This instance's engine, to stop a timed-out run it executes at once (else its owner's heartbeat brings the directive). */
+  engine?: Pick<RunEngine, 'signal' | 'start'>;
   logger: Logger;
   clock?: Clock;
   /** Sweep period, milliseconds (default 1,000). */
@@ -23,7 +31,7 @@ export interface TimeoutSweeperOptions {
 }
 
 export class TimeoutSweeper {
-  private timer: NodeJS.Timeout | null = null;
+  private cancelTimer: (() => void) | null = null;
   private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
 
@@ -50,22 +58,41 @@ export class TimeoutSweeper {
         logger.info({ runId: run.id, stepId: requirement.stepId, resolution: decision.resolution }, 'requirement timed out');
       }
     }
+    await this.stopOverdueRuns(now);
     return decided;
+  }
+
+  /** Issues the `timeout` directive to every run past its deadline. Returns how many it stopped or asked to stop. */
+  async stopOverdueRuns(now: Date): Promise<number> {
+    const { repos, logger } = this.options;
+    const engine = this.options.engine ?? { signal: () => null, start: async (runId: string) => void this.options.wake(runId) };
+    let stopped = 0;
+    for (const run of await repos.runs.listOverdue(now, 100)) {
+      try {
+        const result = await requestDirective({ repos, clock: this.clock, engine, logger }, run.id, { directive: 'timeout', requestedBy: 'timeout' });
+        if (result?.changed) {
+          stopped += 1;
+          logger.info({ runId: run.id, timeoutSeconds: run.timeoutSeconds }, 'run timed out');
+        }
+      } catch (error) {
+        logger.warn({ err: error, runId: run.id }, 'run timeout not applied (the run ended meanwhile?)');
+      }
+    }
+    return stopped;
   }
 
   /** Sweeps every `intervalMs` until {@link stop}. */
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
+    if (this.cancelTimer) return;
+    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 1_000, () => {
       this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'));
-    }, this.options.intervalMs ?? 1_000);
-    this.timer.unref();
+    });
   }
 
   /** Stops sweeping; resolves once a sweep in progress has finished. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
     await this.running;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The common error body `{ detail: { error, message, problems? } }` and the codes of errors that
- * the HTTP layer (Node's parser, Fastify) raises rather than our own code. Every path that answers
- * with an error — the Fastify error handler, router-level errors, raw-socket client errors —
- * builds its body here, so all of them look the same.
+ * The common error body `{ detail: { error, message, problems?, resource?, details? } }` and the
+ * codes of errors that the HTTP layer (Node's parser, Fastify) raises rather than our own code.
+ * Every path that answers with an error — the Fastify error handler, router-level errors,
+ * raw-socket client errors — builds its body here, so all of them look the same.
  */
 import type { ErrorBody } from '@switchyard/domain';
 
@@ -24,7 +24,14 @@ export function errorCodeForStatus(status: number): string {
   return HTTP_ERROR_CODES[status] ?? (status >= 400 && status < 500 ? 'invalid_request' : 'internal_error');
 }
 
-/** The common error body. */
-export function errorBody(error: string, message: string, problems?: string[]): ErrorBody {
-  return { detail: problems ? { error, message, problems } : { error, message } };
+/** The optional fields of an error body's `detail`. */
+export type ErrorExtras = Omit<ErrorBody['detail'], 'error' | 'message'>;
+
+/** The common error body; extras that are undefined are left out. */
+export function errorBody(error: string, message: string, extras: ErrorExtras = {}): ErrorBody {
+  const detail: ErrorBody['detail'] = { error, message };
+  if (extras.problems !== undefined) detail.problems = extras.problems;
+  if (extras.resource !== undefined) detail.resource = extras.resource;
+  if (extras.details !== undefined) detail.details = extras.details;
+  return { detail };
 }

@@ -1,6 +1,7 @@
 /**
  * One place that turns every error of a routed request into `{ detail: { error, message,
- * problems? } }` (STYLE.md §2.5): domain errors keep their code and status, Fastify validation and
+ * problems?, resource?, details? } }` (STYLE.md §2.5): domain errors keep their code and status
+ * (a NotFoundError adds `resource`, any domain error its `details`), Fastify validation and
  * parsing errors become 400 `invalid_request`, other Fastify client errors keep their status with
  * the code {@link errorCodeForStatus} gives it (413 `request_too_large`, 415
  * `unsupported_media_type`, ...), unknown routes 404 `resource_not_found`, a store that refuses
@@ -8,12 +9,16 @@
  * 500 `internal_error` whose message hides internals. Errors raised before routing (a malformed
  * URL) go through {@link frameworkErrorHandler}; errors of the HTTP parser through
  * `http-errors.ts`.
+ *
+ * The plugin also registers the shared `ErrorBody` schema and declares the error responses of
+ * every route (error-responses.ts), so it must be registered before the routes.
  */
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { SwitchyardError } from '@switchyard/domain';
+import { NotFoundError, SwitchyardError } from '@switchyard/domain';
 import { isStoreUnavailable } from '@switchyard/store';
 import { errorBody, errorCodeForStatus } from './error-body.ts';
+import { ERROR_BODY_SCHEMA, declareErrorResponses } from './error-responses.ts';
 
 /** Path parameters that hold ids, and how messages name them. */
 const ID_PARAMS: Record<string, string> = { workflow_id: 'workflow ID', run_id: 'run ID', node_run_id: 'node run ID' };
@@ -55,9 +60,12 @@ export const frameworkErrors = frameworkErrorHandler as unknown as NonNullable<F
 
 export default fp(
   async function errorHandler(app: FastifyInstance) {
+    app.addSchema(ERROR_BODY_SCHEMA);
+    app.addHook('onRoute', declareErrorResponses);
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof SwitchyardError) {
-        return reply.status(error.status).send(errorBody(error.code, error.message, error.problems));
+        const resource = error instanceof NotFoundError ? error.resource : undefined;
+        return reply.status(error.status).send(errorBody(error.code, error.message, { problems: error.problems, resource, details: error.details }));
       }
       if (isStoreUnavailable(error)) {
         request.log.warn({ err: error }, 'store unavailable');

@@ -1,6 +1,9 @@
 /**
- * OpenAPI generation from the route schemas (@fastify/swagger) and Swagger UI at /docs.
+ * OpenAPI 3.1 generation from the route schemas (@fastify/swagger) and Swagger UI at /docs.
  * `npm run openapi` writes the document to openapi/openapi.json; a test fails when it is stale.
+ * For 3.1, @fastify/swagger keeps JSON Schema as it is (e.g. `type: ['string', 'null']` and
+ * numeric `exclusiveMinimum`, which 3.0 forbids) and turns any `nullable` into a `null` type.
+ * The error responses of every route are declared by error-responses.ts.
  */
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
@@ -13,11 +16,15 @@ export default fp(
       // Name shared schemas by their $id (e.g. WorkflowNode) instead of def-0, def-1, ...
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
       openapi: {
-        openapi: '3.0.3',
+        openapi: '3.1.0',
         info: {
           title: 'Switchyard workflow API',
           version: '1.0.0',
-          description: 'Workflow definitions, runs and node runs. Errors are `{ "detail": { "error": code, "message": text } }`.',
+          description:
+            'Workflow definitions, runs and node runs. Errors are `{ "detail": { "error": code, "message": text } }` (ErrorBody), ' +
+            'with `resource` on a 404 (what does not exist) and `details` where there are structured facts. Every operation ' +
+            'declares the statuses it answers; errors raised before a request is routed (408, 417, 431 from the HTTP parser, ' +
+            '404 for an unknown route) carry the same body.',
         },
         tags: [
           { name: 'workflows', description: 'Workflow definitions' },

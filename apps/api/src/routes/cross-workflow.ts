@@ -64,7 +64,7 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
     },
     async (request) => {
       const run = await repos.runs.get(request.params.run_id);
-      if (!run) throw new NotFoundError('Run');
+      if (!run) throw new NotFoundError('run');
       const names = await repos.definitions.namesOf([run.workflowDefinitionId]);
       return { ...(await runDetail(repos, API_PREFIX, run, services.clock.now().getTime())), workflowName: names.get(run.workflowDefinitionId) ?? null };
     },

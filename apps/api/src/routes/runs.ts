@@ -21,6 +21,7 @@ import {
   RunListQuery,
   RunListResponse,
   RetryRunBody,
+  RerunNodeBody,
   SnapshotBudget,
   TriggerRunBody,
   TriggerRunResponse,
@@ -35,26 +36,13 @@ import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
 import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
 import { dryRunTrigger } from '../services/validation-service.ts';
-import { replayRun, retryRun, triggerRun, type RetryRequest, type TriggeringIdentity } from '../services/run-service.ts';
-import { NodeRunParams, RunParams, WorkflowParams } from './params.ts';
+import { replayRun, rerunNode, retryRun, triggerRun, type RetryRequest } from '../services/run-service.ts';
+import { identityOf } from '../services/identity.ts';
+import { NodeParams, NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
 
-/**
- * The triggering identity, as set by an authenticating proxy in front of the API:
- * `x-switchyard-user-id`, `x-switchyard-username`, `x-switchyard-scopes` (comma-separated).
- * Stored on the run (not exposed by the API) and handed to executors, also after a HITL pause.
- */
-function identityOf(headers: Record<string, string | string[] | undefined>): TriggeringIdentity {
-  const one = (name: string) => {
-    const value = headers[name];
-    return (Array.isArray(value) ? value[0] : value)?.trim() || null;
-  };
-  const scopes = one('x-switchyard-scopes');
-  return { userId: one('x-switchyard-user-id'), username: one('x-switchyard-username'), scopes: scopes ? scopes.split(',').map((s) => s.trim()).filter(Boolean) : [] };
-}
-
-/** The 202 body for a child run started by `what` (Retry, Replay). */
+/** The 202 body for a child run started by `what` (Retry, Replay, Node rerun). */
 function childRunResponse(child: RunRecord, what: string): ChildRunResponse {
   return {
     runId: child.id,
@@ -215,6 +203,35 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
   );
 
+  app.post(
+    '/:workflow_id/runs/:run_id/nodes/:node_id/rerun',
+    {
+      schema: {
+        tags,
+        operationId: 'rerunNode',
+        summary: 'Rerun one node of an ended run',
+        description:
+          'Starts a child run (triggerSource "node_rerun", parentRunId) on the source run\'s definition snapshot and input: everything before the ' +
+          'target is reused from the source, the target executes afresh, and the run ends right after it (finalOutput = the target\'s output). ' +
+          'Nodes nested in parallel, condition, router and loop containers can be targeted: the walk to the target replays the source\'s recorded ' +
+          'branch decisions and reuses its siblings\' outputs; the target\'s own gates are asked again. Inside a loop, `iterationPath` names the ' +
+          'iteration (`3`, `2/1`; default the target\'s last). 400 when the source has not ended, the workflow is disabled or the iteration path ' +
+          'does not fit; 404 (`resource: node`) when the node is not in the source run\'s definition.',
+        params: NodeParams,
+        body: RerunNodeBody,
+        response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { workflow_id: workflowId, run_id: runId, node_id: nodeId } = request.params;
+      const child = await rerunNode(services, workflowId, runId, nodeId, request.body as RerunNodeBody, identityOf(request.headers));
+      return reply.status(202).send({ ...childRunResponse(child, `Node '${nodeId}' rerun`) });
+    },
+  );
+
   app.delete(
     '/:workflow_id/runs/:run_id',
     {
@@ -231,12 +248,12 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const outcome = await deleteEndedRun(repos, workflowId, runId);
       if (outcome === 'not_found') {
         await requireWorkflow(services, workflowId);
-        throw new NotFoundError('Run');
+        throw new NotFoundError('run');
       }
       if (outcome === 'not_ended') {
         const run = await repos.runs.get(runId);
-        if (!run) throw new NotFoundError('Run'); // deleted meanwhile by another request
-        throw new ConflictError(`Run is ${run.status}: only an ended run (completed, failed or cancelled) can be deleted`);
+        if (!run) throw new NotFoundError('run'); // deleted meanwhile by another request
+        throw new ConflictError(`Run is ${run.status}: only an ended run (completed, failed or cancelled) can be deleted`, { currentStatus: run.status });
       }
       return reply.status(204).send(null);
     },
@@ -271,7 +288,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const nodeRun = await repos.nodeRuns.get(run.id, request.params.node_run_id);
-      if (!nodeRun) throw new NotFoundError('Node run');
+      if (!nodeRun) throw new NotFoundError('node_run');
       return toNodeRunDetail(nodeRun, {}, requirementsOfNodeRun(run.pendingRequirements, nodeRun).map((requirement) => toRequirementRecordView(requirement)));
     },
   );

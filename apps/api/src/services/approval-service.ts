@@ -31,9 +31,9 @@ export interface ResolvedRequirement {
 /** Records one decision and wakes the run. Throws 400/404/409 as described above. */
 export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody): Promise<ResolvedRequirement> {
   const run = await requireRun(services, workflowId, runId);
-  if (isTerminalRunStatus(run.status)) throw new ConflictError(`Run is ${run.status}; its requirements can no longer be decided`);
+  if (isTerminalRunStatus(run.status)) throw runEnded(run);
   const forStep = run.pendingRequirements.filter((r) => r.stepId === body.stepId);
-  if (forStep.length === 0) throw new NotFoundError(`Requirement for step '${body.stepId}'`);
+  if (forStep.length === 0) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
   const requirement = forStep.find((r) => r.decidedAt === null);
   if (!requirement) throw alreadyDecided(forStep.at(-1)!);
   const decision = validateDecision(requirement, body);
@@ -42,13 +42,23 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
   if (!decided) {
     const current = await services.repos.runs.get(run.id);
     const latest = current?.pendingRequirements.find((r) => r.gateKey === requirement.gateKey);
-    if (current && isTerminalRunStatus(current.status)) throw new ConflictError(`Run is ${current.status}; its requirements can no longer be decided`);
-    throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`);
+    if (current && isTerminalRunStatus(current.status)) throw runEnded(current);
+    throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`, { stepId: body.stepId });
   }
   return { run: decided, requirement };
 }
 
+/** 409 for a run that has ended: `details.currentStatus` is its status. */
+function runEnded(run: RunRecord): ConflictError {
+  return new ConflictError(`Run is ${run.status}; its requirements can no longer be decided`, { currentStatus: run.status });
+}
+
+/** 409 for a requirement decided before: `details` say how. */
 function alreadyDecided(requirement: RequirementRecord): ConflictError {
   const how = requirement.resolution ? ` (${requirement.resolution}${requirement.decidedBy === 'timeout' ? ', by timeout' : ''})` : '';
-  return new ConflictError(`Requirement for step '${requirement.stepId}' is already decided${how}`);
+  return new ConflictError(`Requirement for step '${requirement.stepId}' is already decided${how}`, {
+    stepId: requirement.stepId,
+    resolution: requirement.resolution,
+    decidedBy: requirement.decidedBy,
+  });
 }

@@ -24,8 +24,8 @@ import type { ServiceConfig } from '../config.ts';
 /** What routes use. */
 export interface AppServices {
   repos: Repositories;
-  /** Starts runs in the background; stops them when their workflow is deleted. */
-  engine: Pick<RunEngine, 'start' | 'abort'>;
+  /** Starts runs in the background, signals them directives, stops them when their workflow is deleted. */
+  engine: Pick<RunEngine, 'start' | 'abort' | 'signal'>;
   /** Save-time checks of definitions (executor keys, CEL). */
   checks: DefinitionChecks;
   clock: Clock;
@@ -67,7 +67,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       parallelLimit: config.parallelLimit,
       maxOutputBytes: config.maxOutputBytes,
     });
-    const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), logger, intervalMs: config.sweepIntervalMs });
+    const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, intervalMs: config.sweepIntervalMs });
     const retention = new RetentionSweeper({
       repos,
       store,

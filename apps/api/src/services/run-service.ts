@@ -14,6 +14,7 @@ import {
   type DefinitionSnapshot,
   decisionsToReplay,
   nodeRunsToReuse,
+  planNodeRerun,
   type NodeRunRecord,
   type RequirementRecord,
   type ResolvedDependency,
@@ -22,15 +23,11 @@ import {
   type WorkflowRecord,
 } from '@switchyard/domain';
 import { newId } from '@switchyard/store';
+import type { TriggeringIdentity } from './identity.ts';
 import type { AppServices } from './index.ts';
 import { WORKFLOW_DISABLED_MESSAGE, requireRun, requireWorkflow } from './workflow-service.ts';
 
-/** Who triggered a run (spec "Internal WorkflowRun Fields": triggering_user_id, _username, _scopes). */
-export interface TriggeringIdentity {
-  userId: string | null;
-  username: string | null;
-  scopes: string[];
-}
+export type { TriggeringIdentity } from './identity.ts';
 
 /** Nobody in particular (no authenticating proxy in front). */
 export const ANONYMOUS: TriggeringIdentity = { userId: null, username: null, scopes: [] };
@@ -53,6 +50,10 @@ export interface NewRunPlan {
   runId?: string;
   /** Most children of one parallel node in flight at once for this run; default the engine's. */
   parallelLimit?: number;
+  /** The run must end within this many seconds (trigger option `timeoutSeconds`); default no limit. */
+  timeoutSeconds?: number;
+  /** A node rerun's target: the run ends right after it. */
+  stopAfter?: { nodeId: string; iterationPath: string };
 }
 
 /**
@@ -82,6 +83,8 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       triggeringScopes: plan.identity.scopes,
       pendingRequirements: plan.decisions ?? [],
       parallelLimit: plan.parallelLimit ?? null,
+      timeoutSeconds: plan.timeoutSeconds ?? null,
+      stopAfter: plan.stopAfter ?? null,
     },
     now,
     runId,
@@ -124,6 +127,7 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     identity,
     runId,
     parallelLimit: body.parallelLimit,
+    timeoutSeconds: body.timeoutSeconds,
   });
 }
 
@@ -142,7 +146,7 @@ export async function checkDependencies(
   if (resolvedDependencies.length > 0 && parentRunId === null) throw new InvalidRequestError('resolvedDependencies requires parentRunId');
   if (parentRunId === null) return { parentRunId, resolvedDependencies, reused: [] };
   assertObjectIdHex(parentRunId, 'parentRunId');
-  if (!(await services.repos.runs.getInWorkflow(workflowId, parentRunId))) throw new NotFoundError('Parent run');
+  if (!(await services.repos.runs.getInWorkflow(workflowId, parentRunId))) throw new NotFoundError('run', { name: 'Parent run' });
   return { parentRunId, resolvedDependencies, reused: await dependencySources(services, parentRunId, resolvedDependencies) };
 }
 
@@ -178,6 +182,50 @@ export async function retryRun(services: AppServices, workflowId: string, runId:
     decisions: full ? decisionsToReplay(source.pendingRequirements) : [],
     identity,
     parallelLimit: source.parallelLimit ?? undefined,
+    timeoutSeconds: source.timeoutSeconds ?? undefined,
+  });
+}
+
+/**
+ * Reruns one node of an ended run (spec endpoint 13, "Internal Data Flow" 3.3; issue "Run
+ * control" item 3): a child run (`triggerSource: "node_rerun"`) on the source's definition
+ * snapshot and input that reuses everything before the target, executes the target afresh and
+ * ends right after it (its final output is the target's). Nodes nested in parallel, condition,
+ * router and loop containers are supported: see domain `planNodeRerun` for what is reused and
+ * which iteration runs (`iterationPath`, default the target's last one). 400 when the source has
+ * not ended, the workflow is disabled or the iteration path does not fit; 404 when the workflow,
+ * the run, or the node (in the source's definition) does not exist.
+ */
+export async function rerunNode(
+  services: AppServices,
+  workflowId: string,
+  runId: string,
+  nodeId: string,
+  body: { iterationPath?: string | null },
+  identity: TriggeringIdentity,
+): Promise<RunRecord> {
+  const source = await requireEndedRun(services, workflowId, runId, 'rerun node by node');
+  const workflow = await requireWorkflow(services, workflowId);
+  const plan = planNodeRerun(
+    source.definitionSnapshot.nodes,
+    { nodeRuns: await services.repos.nodeRuns.listByRun(source.id), requirements: source.pendingRequirements },
+    nodeId,
+    body.iterationPath ?? undefined,
+  );
+  if (plan.kind === 'unknown_node') throw new NotFoundError('node', { details: { nodeId } });
+  if (plan.kind === 'bad_iteration') throw new InvalidRequestError(plan.message);
+  return createRun(services, {
+    workflow,
+    definitionSnapshot: source.definitionSnapshot,
+    triggerSource: 'node_rerun',
+    initialInput: source.initialInput,
+    parentRunId: source.id,
+    resolvedDependencies: [],
+    reused: plan.reuse,
+    decisions: plan.decisions,
+    identity,
+    parallelLimit: source.parallelLimit ?? undefined,
+    stopAfter: plan.target,
   });
 }
 

@@ -20,7 +20,7 @@ export const WORKFLOW_DISABLED_MESSAGE = 'Workflow is disabled. Please enable th
 /** Loads a definition or throws NotFoundError (404). */
 export async function requireWorkflow(services: AppServices, id: string): Promise<WorkflowRecord> {
   const workflow = await services.repos.definitions.get(id);
-  if (!workflow) throw new NotFoundError('Workflow');
+  if (!workflow) throw new NotFoundError('workflow');
   return workflow;
 }
 
@@ -29,7 +29,7 @@ export async function requireRun(services: AppServices, workflowId: string, runI
   const run = await services.repos.runs.getInWorkflow(workflowId, runId);
   if (run) return run;
   await requireWorkflow(services, workflowId);
-  throw new NotFoundError('Run');
+  throw new NotFoundError('run');
 }
 
 /** Validates and stores a new, disabled definition. 400 on invalid nodes, 409 on a taken name. */
@@ -55,14 +55,14 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
     (field) => field in changes && JSON.stringify(changes[field]) !== JSON.stringify(current[field]),
   );
   const updated = await services.repos.definitions.update(id, changes, definitionChanged, services.clock.now());
-  if (!updated) throw new NotFoundError('Workflow');
+  if (!updated) throw new NotFoundError('workflow');
   return updated;
 }
 
 /** Sets `enabled`. 404 when the workflow does not exist. */
 export async function toggleWorkflow(services: AppServices, id: string, enabled: boolean): Promise<WorkflowRecord> {
   const updated = await services.repos.definitions.update(id, { enabled }, false, services.clock.now());
-  if (!updated) throw new NotFoundError('Workflow');
+  if (!updated) throw new NotFoundError('workflow');
   return updated;
 }
 
@@ -73,7 +73,7 @@ export async function toggleWorkflow(services: AppServices, id: string, enabled:
  * exist.
  */
 export async function deleteWorkflow(services: AppServices, id: string): Promise<void> {
-  if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('Workflow');
+  if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('workflow');
   const { runs, nodeRuns, events, idempotencyKeys } = services.repos;
   for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
   await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id), idempotencyKeys.deleteByWorkflow(id)]);

@@ -3,14 +3,21 @@
  * TypeBox is the `typebox` 1.x package (paired with @fastify/type-provider-typebox 6.x).
  */
 import Type, { type Static } from 'typebox';
+import { NOT_FOUND_RESOURCES } from '../errors.ts';
 
-/** `{ detail: { error, message, problems? } }`: the error body of every endpoint. */
+/** `{ detail: { error, message, problems?, resource?, details? } }`: the error body of every endpoint. */
 export const ErrorBody = Type.Object(
   {
     detail: Type.Object({
-      error: Type.String({ description: 'Stable error code, e.g. invalid_request, resource_not_found' }),
+      error: Type.String({ description: 'Stable error code, e.g. invalid_request, resource_not_found, conflict' }),
       message: Type.String({ description: 'Human-readable explanation' }),
       problems: Type.Optional(Type.Array(Type.String(), { description: 'Every individual problem found' })),
+      resource: Type.Optional(
+        Type.Enum([...NOT_FOUND_RESOURCES], { description: 'With resource_not_found from an endpoint: what does not exist (an unknown route has none)' }),
+      ),
+      details: Type.Optional(
+        Type.Object({}, { additionalProperties: true, description: 'Structured facts about the error, e.g. { currentStatus } of a 409 conflict' }),
+      ),
     }),
   },
   { title: 'ErrorBody' },

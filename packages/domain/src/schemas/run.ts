@@ -7,6 +7,7 @@ import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } fro
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
 import { RUN_STATES } from '../run-state.ts';
+import { PENDING_DIRECTIVES } from '../run-control.ts';
 import { NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
 
 
@@ -21,6 +22,9 @@ export const ResolvedDependency = Type.Object({
 });
 export type ResolvedDependency = Static<typeof ResolvedDependency>;
 
+/** Longest `timeoutSeconds` a trigger may set: 30 days. */
+export const MAX_RUN_TIMEOUT_SECONDS = 30 * 86_400;
+
 /** Body of POST /workflows/{id}/runs. */
 export const TriggerRunBody = Type.Object(
   {
@@ -31,6 +35,14 @@ export const TriggerRunBody = Type.Object(
     dryRun: Type.Optional(Type.Boolean({ description: 'Check the trigger (workflow, definition, input, dependencies) and answer 200 without starting a run' })),
     parallelLimit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 1000, description: "Most children of one parallel node in flight at once for this run (default: the service's SWITCHYARD_PARALLEL_LIMIT)" }),
+    ),
+    timeoutSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_RUN_TIMEOUT_SECONDS,
+        description:
+          'The whole run must end within this many seconds of the trigger (paused and waiting time included); otherwise it is stopped like a cancel and ends failed with an errorSummary saying it timed out',
+      }),
     ),
   },
   { additionalProperties: true },
@@ -187,7 +199,10 @@ export const RunStateViewSchema = Type.Object({
   runId: Type.String(),
   state: Type.Enum([...RUN_STATES]),
   blocked: Type.Optional(
-    Type.Object({ kind: Type.Literal('approval'), nodeId: Type.String({ description: 'The stepId of the oldest undecided gate' }), requestedAt: Timestamp }),
+    Type.Union([
+      Type.Object({ kind: Type.Literal('approval'), nodeId: Type.String({ description: 'The stepId of the oldest undecided gate' }), requestedAt: Timestamp }),
+      Type.Object({ kind: Type.Literal('timer'), nodeId: Type.String({ description: 'The step waiting in retry backoff' }), wakeAt: Timestamp }),
+    ]),
   ),
   unhealthy: Type.Optional(Type.Object({ kind: Type.Literal('engine-heartbeat-stale'), lastHeartbeatAt: Timestamp })),
   computedAt: Timestamp,
@@ -203,6 +218,12 @@ const runFields = {
   finishedAt: nullable(Timestamp),
   parentRunId: nullable(Type.String()),
   errorSummary: nullable(Type.String()),
+  pausedAt: nullable(Timestamp),
+  pendingDirective: nullable(Type.Enum([...PENDING_DIRECTIVES], { description: 'A pause, cancel or timeout its runner has yet to honour' })),
+  cancelReason: nullable(Type.String({ description: 'The reason given with cancel (or the timeout)' })),
+  cancelledBy: nullable(Type.String({ description: 'Who cancelled: the caller, `api`, or `timeout`' })),
+  timeoutSeconds: nullable(Type.Integer({ description: 'The trigger option: the run is stopped (failed) if it has not ended this long after its trigger' })),
+  deadlineAt: nullable(Timestamp),
   nodeRuns: Type.Array(NodeRunDetail, { description: 'The first node runs by startedAt (at most 100); nodeRunsUrl lists them all, page by page' }),
   nodeRunCount: Type.Integer({ description: 'How many node runs the run has' }),
   nodeRunsUrl: Type.String({ description: 'Path of the paginated node-run list of this run' }),
@@ -267,3 +288,38 @@ export const ChildRunResponse = Type.Object({
   message: Type.String(),
 });
 export type ChildRunResponse = Static<typeof ChildRunResponse>;
+
+/** Body of POST .../runs/{run_id}/cancel (optional). */
+export const CancelRunBody = Type.Object(
+  {
+    reason: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Why the run is cancelled; stored on the run (`cancelReason`) and in its error summary' }))),
+  },
+  { additionalProperties: true },
+);
+export type CancelRunBody = Static<typeof CancelRunBody>;
+
+/** 200 response of pause, resume and cancel. */
+export const DirectiveResponse = Type.Object({
+  runId: Type.String(),
+  status: RunStatusSchema,
+  message: Type.String({ description: 'What happened, or what will happen once the executing nodes finish' }),
+  pendingDirective: nullable(Type.Enum([...PENDING_DIRECTIVES], { description: 'A directive the run\'s runner has yet to honour (the run is still `running`)' })),
+  changed: Type.Boolean({ description: 'False when the directive already held (e.g. pause of a paused run): nothing was done' }),
+});
+export type DirectiveResponse = Static<typeof DirectiveResponse>;
+
+/** Body of POST .../runs/{run_id}/nodes/{node_id}/rerun (optional). */
+export const RerunNodeBody = Type.Object(
+  {
+    iterationPath: Type.Optional(
+      nullable(
+        Type.String({
+          maxLength: 512,
+          description: "Inside a loop, which iteration to rerun: its path as node runs show it ('3', '2/1', '3r1' for a re-run iteration); default the target's last",
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type RerunNodeBody = Static<typeof RerunNodeBody>;

@@ -54,8 +54,13 @@ export interface Harness {
   createWorkflow(nodes: WorkflowNodeInput[]): Promise<{ id: string; nodes: WorkflowNode[] }>;
   /** Creates a run of `workflowId` with `input` and executes it to the end. */
   runToEnd(workflowId: string, input?: Record<string, unknown>): Promise<RunRecord>;
-  /** Creates a pending run without starting it (optionally with a triggering identity). */
-  createRun(workflowId: string, input?: Record<string, unknown>, identity?: { userId: string; username: string; scopes: string[] }): Promise<RunRecord>;
+  /** Creates a pending run without starting it (optionally with a triggering identity and trigger options). */
+  createRun(
+    workflowId: string,
+    input?: Record<string, unknown>,
+    identity?: { userId: string; username: string; scopes: string[] },
+    options?: { timeoutSeconds?: number; now?: Date },
+  ): Promise<RunRecord>;
   /**
    * Decides the undecided gate `stepId` of a run as the approve endpoint does (validation, CAS)
    * and wakes the run on `engine` (default: the harness engine). Null when the CAS lost.
@@ -96,7 +101,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
   const checks = definitionChecks(executors, cel);
   let counter = 0;
 
-  const createRun = async (workflowId: string, input: Record<string, unknown> = {}, identity?: { userId: string; username: string; scopes: string[] }) => {
+  const createRun: Harness['createRun'] = async (workflowId, input = {}, identity, options = {}) => {
     const workflow = (await repos.definitions.get(workflowId))!;
     return repos.runs.create(
       {
@@ -110,8 +115,9 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
         triggeringUserId: identity?.userId ?? null,
         triggeringUsername: identity?.username ?? null,
         triggeringScopes: identity?.scopes ?? [],
+        timeoutSeconds: options.timeoutSeconds ?? null,
       },
-      new Date(),
+      options.now ?? new Date(),
     );
   };
 

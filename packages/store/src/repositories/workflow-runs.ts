@@ -3,7 +3,19 @@
  * lifecycle"): the filter names the statuses the run may come from and, for a runner, the lease it
  * must hold. Callers append the matching `run_events` entry.
  */
-import { RUN_TRANSITIONS, TERMINAL_RUN_STATUSES, boundedText, toDocument, type Decision, type RequirementRecord, type RunRecord, type RunStatus } from '@switchyard/domain';
+import {
+  DECIDABLE_RUN_STATUSES,
+  RUN_TRANSITIONS,
+  TERMINAL_RUN_STATUSES,
+  boundedText,
+  toDocument,
+  type Decision,
+  type PendingDirective,
+  type RequirementRecord,
+  type RetryWait,
+  type RunRecord,
+  type RunStatus,
+} from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -28,7 +40,20 @@ export type NewRun = Pick<
   pendingRequirements?: RequirementRecord[];
   /** Most children of one parallel node in flight at once for this run; default the engine's. */
   parallelLimit?: number | null;
+  /** The run must end within this many seconds of its creation (`deadline_at`); default none. */
+  timeoutSeconds?: number | null;
+  /** A node rerun's target: the run ends right after it; default none. */
+  stopAfter?: { nodeId: string; iterationPath: string } | null;
 };
+
+/** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
+export type LeaseRenewal = Pick<RunRecord, 'pendingDirective' | 'cancelReason' | 'cancelledBy' | 'timeoutSeconds'>;
+
+/** Who cancelled and why, stored with a cancel or timeout directive. */
+export interface CancelRequest {
+  cancelReason: string | null;
+  cancelledBy: string;
+}
 
 /** Filters of {@link WorkflowRuns.list}; absent fields do not filter. */
 export interface RunListFilter {
@@ -58,6 +83,7 @@ export class WorkflowRuns {
     await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
     await this.collection.createIndex({ status: 1, finished_at: 1 }, { name: 'status_finished' });
     await this.collection.createIndex({ started_at: -1, _id: -1 }, { name: 'started' });
+    await this.collection.createIndex({ deadline_at: 1 }, { name: 'deadline' });
   }
 
   /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
@@ -70,6 +96,12 @@ export class WorkflowRuns {
       errorSummary: null,
       pendingRequirements: fields.pendingRequirements ?? [],
       pendingDirective: null,
+      pausedAt: null,
+      cancelReason: null,
+      cancelledBy: null,
+      timeoutSeconds: fields.timeoutSeconds ?? null,
+      stopAfter: fields.stopAfter ?? null,
+      deadlineAt: fields.timeoutSeconds ? new Date(now.getTime() + fields.timeoutSeconds * 1000) : null,
       leaseOwner: null,
       leaseExpiresAt: null,
       heartbeatAt: null,
@@ -172,7 +204,7 @@ export class WorkflowRuns {
       // An instance may also re-claim a run it still holds (its execution ended on an error).
       { _id: oid(runId), $and: [CLAIMABLE, { $or: [noLiveLease(now), { lease_owner: owner }] }] },
       {
-        $set: toDocument<Document>({ status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false, updatedAt: now }),
+        $set: toDocument<Document>({ status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false, retryWaits: [], updatedAt: now }),
         $inc: { claims_since_progress: 1 },
       },
     );
@@ -294,13 +326,19 @@ export class WorkflowRuns {
     return docs.map(toRecord);
   }
 
-  /** Extends `owner`'s lease (the heartbeat). False when the lease was lost. */
-  async renewLease(runId: string, owner: string, leaseMs: number, now: Date): Promise<boolean> {
-    const result = await this.collection.updateOne(
+  /**
+   * Extends `owner`'s lease (the heartbeat) by `leaseMs` from `now`. Returns what the runner must
+   * learn from the run (a pending directive), or null when the lease was lost.
+   */
+  async renewLease(runId: string, owner: string, leaseMs: number, now: Date): Promise<LeaseRenewal | null> {
+    const doc = await this.collection.findOneAndUpdate(
       { _id: oid(runId), lease_owner: owner },
       { $set: { lease_expires_at: new Date(now.getTime() + leaseMs), heartbeat_at: now, updated_at: now } },
+      { projection: { pending_directive: 1, cancel_reason: 1, cancelled_by: 1, timeout_seconds: 1 } },
     );
-    return result.matchedCount === 1;
+    if (!doc) return null;
+    const run = toRecord(doc);
+    return { pendingDirective: run.pendingDirective ?? null, cancelReason: run.cancelReason ?? null, cancelledBy: run.cancelledBy ?? null, timeoutSeconds: run.timeoutSeconds ?? null };
   }
 
   /**
@@ -310,28 +348,77 @@ export class WorkflowRuns {
    * in a state that allows it.
    */
   async finish(runId: string, owner: string, outcome: RunOutcome, now: Date): Promise<RunRecord | null> {
-    const set = toDocument<Document>({
-      status: outcome.status,
-      finalOutput: outcome.status === 'completed' ? outcome.finalOutput : null,
-      errorSummary: outcome.status === 'completed' || outcome.errorSummary === null ? null : boundedText(outcome.errorSummary),
-      finishedAt: now,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      updatedAt: now,
-    });
     const doc = await this.collection.findOneAndUpdate(
       { _id: oid(runId), lease_owner: owner, status: { $in: RUN_TRANSITIONS[outcome.status] } },
-      {
-        $set: {
-          ...set,
-          'pending_requirements.$[open].decided_at': now,
-          'pending_requirements.$[open].decided_by': 'run_ended',
-          'pending_requirements.$[open].resolution': 'cancel',
-        },
-      },
+      { $set: endFields(outcome, now) },
       { arrayFilters: [{ 'open.decided_at': null }] },
     );
     return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Ends a run nobody executes (a cancel or timeout directive on a run in status `from`: pending,
+   * paused, parked), with the same fields as {@link finish}, and records who cancelled and why.
+   * Null when its status is no longer `from` (compare-and-set).
+   */
+  async endUnowned(runId: string, from: RunStatus, outcome: Exclude<RunOutcome, { status: 'completed' }>, cancel: CancelRequest, now: Date): Promise<RunRecord | null> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(runId), status: from, lease_owner: null },
+      { $set: { ...endFields(outcome, now), ...toDocument<Document>(cancel) } },
+      { arrayFilters: [{ 'open.decided_at': null }] },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Pauses a run nobody executes (`from`: pending or awaiting_approval): -> `paused`, `paused_at` now. Null when its status moved. */
+  async pauseUnowned(runId: string, from: RunStatus, now: Date): Promise<RunRecord | null> {
+    return this.cas({ _id: oid(runId), status: from, lease_owner: null }, { status: 'paused', pausedAt: now }, now);
+  }
+
+  /**
+   * Pauses a run `owner` executes once its pause directive is honoured (no node executes any more):
+   * `running` -> `paused`, the directive and the lease cleared. Null when the lease was lost or the
+   * directive is no longer a pause (withdrawn by a resume, or replaced by a cancel).
+   */
+  async pauseOwned(runId: string, owner: string, now: Date): Promise<RunRecord | null> {
+    return this.cas(
+      { _id: oid(runId), lease_owner: owner, status: 'running', pending_directive: 'pause' },
+      { status: 'paused', pausedAt: now, pendingDirective: null, retryWaits: [], leaseOwner: null, leaseExpiresAt: null, internalFailures: 0, claimsSinceProgress: 0, recoverAfter: null },
+      now,
+    );
+  }
+
+  /** Resumes a paused run: `paused` -> `pending` (claimable: it continues by re-traversal). Null when it is not paused. */
+  async resumePaused(runId: string, now: Date): Promise<RunRecord | null> {
+    return this.cas({ _id: oid(runId), status: 'paused' }, { status: 'pending', pausedAt: null }, now);
+  }
+
+  /**
+   * Sets the directive pending on a `running` run from `expected` to `directive` (null withdraws
+   * it), with who cancelled and why for a cancel or timeout. Null when the run is not running or
+   * another directive came first (compare-and-set).
+   */
+  async setDirective(runId: string, expected: PendingDirective | null, directive: PendingDirective | null, now: Date, cancel?: CancelRequest): Promise<RunRecord | null> {
+    return this.cas({ _id: oid(runId), status: 'running', pending_directive: expected }, { pendingDirective: directive, ...cancel }, now);
+  }
+
+  /** Records that a step of the run `owner` executes waits in retry backoff until `wait.wakeAt`. */
+  async addRetryWait(runId: string, owner: string, wait: RetryWait): Promise<void> {
+    await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $push: { retry_waits: toDocument(wait) } });
+  }
+
+  /** Removes a wait recorded by {@link addRetryWait} (the backoff ended or was interrupted). */
+  async removeRetryWait(runId: string, owner: string, wait: RetryWait): Promise<void> {
+    await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $pull: { retry_waits: toDocument(wait) } });
+  }
+
+  /** Runs not ended whose deadline passed, without a cancel or timeout pending yet, oldest deadline first, at most `limit`. */
+  async listOverdue(now: Date, limit: number): Promise<RunRecord[]> {
+    const docs = await this.collection.find(
+      { deadline_at: { $lte: now }, status: { $nin: [...TERMINAL_RUN_STATUSES] }, pending_directive: { $nin: ['cancel', 'timeout'] } },
+      { sort: { deadline_at: 1, _id: 1 }, limit, projection: { definition_snapshot: 0, initial_input: 0, final_output: 0, pending_requirements: 0 } },
+    );
+    return docs.map(toRecord);
   }
 
   /**
@@ -417,7 +504,31 @@ const LIST_PROJECTION: Document = {
 };
 
 /** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
-const DECIDABLE: RunStatus[] = ['running', 'awaiting_approval', 'paused'];
+const DECIDABLE = [...DECIDABLE_RUN_STATUSES];
+
+/**
+ * The `$set` that ends a run: terminal status, output or error, no lease, no directive, and every
+ * gate still undecided closed (`decided_by: 'run_ended'`, needs the arrayFilter `open`).
+ */
+function endFields(outcome: RunOutcome, now: Date): Document {
+  return {
+    ...toDocument<Document>({
+      status: outcome.status,
+      finalOutput: outcome.status === 'completed' ? outcome.finalOutput : null,
+      errorSummary: outcome.status === 'completed' || outcome.errorSummary === null ? null : boundedText(outcome.errorSummary),
+      finishedAt: now,
+      pendingDirective: null,
+      pausedAt: null,
+      retryWaits: [],
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      updatedAt: now,
+    }),
+    'pending_requirements.$[open].decided_at': now,
+    'pending_requirements.$[open].decided_by': 'run_ended',
+    'pending_requirements.$[open].resolution': 'cancel',
+  };
+}
 
 /** Runs an instance may take over: see {@link WorkflowRuns.claim}. */
 const CLAIMABLE: Document = { $or: [{ status: { $in: ['pending', 'running'] } }, { status: 'awaiting_approval', wake_pending: true }] };

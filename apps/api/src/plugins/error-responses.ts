@@ -1,0 +1,84 @@
+/**
+ * The error responses of every route, declared in one place so that no route can forget one and
+ * the OpenAPI document lists every status a client can get. {@link declareErrorResponses} is an
+ * `onRoute` hook (installed by the error-handler plugin, before any route) that adds to the
+ * `response` schema of every documented route (one with a `response` schema and not hidden):
+ *
+ * - every route: 400 (a malformed id, query, header or body), 500 and 503 (`store_unavailable`
+ *   with Retry-After, or `service_unavailable` while the service shuts down);
+ * - routes that read a body (any method but GET and HEAD, see Fastify's `handleRequest`): 413
+ *   and 415;
+ * - routes with path parameters: 404 (`detail.resource` says what is missing).
+ *
+ * Statuses only some routes answer (409, the SSE route's 406) are declared by the route itself.
+ * Every error response, added here or by the route, refers to the shared schema
+ * {@link ERROR_BODY_ID} (one type in generated clients) and gets a description of its status.
+ * There is no rate limiting, hence no 429. Errors answered before routing (408, 417, 431 of the
+ * HTTP parser, 404 of an unknown route) carry the same body; the document's description says so.
+ */
+import type { RouteOptions } from 'fastify';
+import { ErrorBody } from '@switchyard/domain';
+
+/** `$id` of the shared error body schema (`#/components/schemas/ErrorBody` in the OpenAPI document). */
+export const ERROR_BODY_ID = 'ErrorBody';
+
+/** {@link ErrorBody} as a shared schema, for `app.addSchema`. */
+export const ERROR_BODY_SCHEMA = { ...ErrorBody, $id: ERROR_BODY_ID };
+
+/** What each error status means, as the OpenAPI response description. */
+const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  400: 'Invalid request (`invalid_request`): a malformed id, query, header or body, or a request the rules refuse',
+  404: 'Not found (`resource_not_found`): `detail.resource` says what does not exist',
+  406: 'Not acceptable (`invalid_request`): the Accept header does not allow the response type',
+  409: 'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which',
+  413: 'Request too large (`request_too_large`): the body is larger than the limit',
+  415: 'Unsupported media type (`unsupported_media_type`): request bodies must be application/json',
+  500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
+  503:
+    'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +
+    '`service_unavailable` (the service is shutting down; retry on another instance or later)',
+};
+
+/** Statuses every documented route can answer. */
+const EVERY_ROUTE = [400, 500, 503];
+/** Statuses of routes that read a request body. */
+const BODY_ROUTES = [413, 415];
+/** Statuses of routes with path parameters. */
+const PARAM_ROUTES = [404];
+
+/** The response schema of error `status`: a reference to the shared body with the status's description. */
+function errorResponse(status: number): Record<string, unknown> {
+  const response: Record<string, unknown> = { $ref: `${ERROR_BODY_ID}#` };
+  const description = ERROR_DESCRIPTIONS[status];
+  if (description) response.description = description;
+  if (status === 503) {
+    response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable: seconds to wait before retrying' } };
+  }
+  return response;
+}
+
+/** True when a route of `method` reads a request body. */
+function readsBody(method: RouteOptions['method']): boolean {
+  return (Array.isArray(method) ? method : [method]).some((m) => m !== 'GET' && m !== 'HEAD');
+}
+
+/** The statuses `route` answers with the error body besides those it declares. */
+function commonStatuses(route: RouteOptions): number[] {
+  return [...EVERY_ROUTE, ...(readsBody(route.method) ? BODY_ROUTES : []), ...(route.url.includes('/:') ? PARAM_ROUTES : [])];
+}
+
+/**
+ * The `onRoute` hook: declares the common error responses of a documented route and makes each of
+ * its error responses (every {@link ErrorBody}) a described reference to the shared schema.
+ * Idempotent (Fastify calls it again for the HEAD route of a GET route, with the same schema).
+ */
+export function declareErrorResponses(route: RouteOptions): void {
+  const schema = route.schema as (RouteOptions['schema'] & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
+  if (!schema?.response || schema.hide === true) return;
+  const response: Record<string, unknown> = {};
+  for (const [status, declared] of Object.entries(schema.response)) {
+    response[status] = declared === ErrorBody ? errorResponse(Number(status)) : declared;
+  }
+  for (const status of commonStatuses(route)) response[status] ??= errorResponse(status);
+  route.schema = { ...schema, response };
+}
