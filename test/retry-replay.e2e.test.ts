@@ -149,3 +149,29 @@ describe('POST .../runs/{run_id}/replay', () => {
     await svc.waitForGate(gated.workflowId, replayed.body.runId);
   });
 });
+
+describe('a child run that cannot be prepared', () => {
+  it('leaves neither the run nor any copied node run behind when copying the reused outputs fails', async () => {
+    const { workflowId, run } = await svc.runWorkflow(twoSteps(), { ready: 'yes' });
+    expect(run.status).toBe('completed');
+    const nodeRuns = svc.repos.nodeRuns;
+    const copyToRun = nodeRuns.copyToRun.bind(nodeRuns);
+    const childIds = new Set<string>();
+    nodeRuns.copyToRun = async (source, runId, now) => {
+      childIds.add(runId);
+      if (childIds.size > 0 && (await nodeRuns.countByRun(runId)) === 1) throw new Error('store went away');
+      return copyToRun(source, runId, now);
+    };
+    try {
+      const retried = await svc.api.post(wf(`/${workflowId}/runs/${run.id}/retry`));
+      expect(retried.status).toBe(500);
+    } finally {
+      nodeRuns.copyToRun = copyToRun;
+    }
+    const [childId] = [...childIds];
+    expect(childIds.size).toBe(1);
+    expect(await svc.repos.runs.get(childId!)).toBeNull();
+    expect(await nodeRuns.countByRun(childId!)).toBe(0);
+    expect((await svc.api.get(wf(`/${workflowId}/runs/${run.id}/children`))).body.runs).toEqual([]);
+  });
+});

@@ -46,7 +46,7 @@ describe('POST .../pause and .../resume', () => {
     expect(Object.keys(await nodeRunsOf(workflowId, runId)).sort()).toEqual(['A', 'B']);
 
     const again = await svc.api.post(runPath(workflowId, runId, '/pause'));
-    expect(again.body).toMatchObject({ status: 'paused', changed: false, message: 'Run is already paused' });
+    expect(again.body).toMatchObject({ status: 'paused', changed: false, message: 'Run is already paused', stepsCompleted: 2 });
 
     const resumed = await svc.api.post(runPath(workflowId, runId, '/resume'));
     expect(resumed.status).toBe(200);
@@ -106,7 +106,7 @@ describe('POST .../cancel', () => {
     const cancelled = await svc.api.request('POST', runPath(workflowId, runId, '/cancel'), { reason: 'no longer needed' });
     expect(cancelled.status).toBe(200);
     // The answer waited for the abort (a 120 s operation), not for the operation.
-    expect(cancelled.body).toMatchObject({ runId, status: 'cancelled', changed: true, pendingDirective: null });
+    expect(cancelled.body).toMatchObject({ runId, status: 'cancelled', changed: true, pendingDirective: null, stepsCompleted: 0 });
     const run = (await svc.api.get(runPath(workflowId, runId))).body;
     expect(run).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed', cancelledBy: 'api', errorSummary: 'Cancelled by api: no longer needed' });
     expect(run.nodeRuns.map((n: any) => [n.nodeName, n.status])).toEqual([['long', 'cancelled']]);

@@ -19,6 +19,12 @@ export const SETTLED_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['completed',
 /** Node-run statuses of a node run that has not ended (closed as `cancelled` when its run ends otherwise than completed). */
 export const OPEN_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['pending', 'running', 'awaiting_approval'];
 
+/**
+ * Run statuses an instance may claim without anything else to check (queued, or running without a
+ * live owner); a parked run (`awaiting_approval`) is claimable only with a decision not yet consumed.
+ */
+export const CLAIMABLE_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
+
 /** Run statuses in which a HITL requirement may be decided (a run may run on while one gate waits; a paused run keeps its decisions). */
 export const DECIDABLE_RUN_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval', 'paused'];
 

@@ -42,8 +42,8 @@ const ROUTES: Record<RunDirective, { operationId: string; summary: string; descr
   },
 };
 
-function responseOf(result: DirectiveResult): DirectiveResponse {
-  return { runId: result.run.id, status: result.run.status, message: result.message, pendingDirective: result.run.pendingDirective ?? null, changed: result.changed };
+function responseOf(result: DirectiveResult, stepsCompleted: number): DirectiveResponse {
+  return { runId: result.run.id, status: result.run.status, message: result.message, pendingDirective: result.run.pendingDirective ?? null, changed: result.changed, stepsCompleted };
 }
 
 const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
@@ -69,7 +69,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
         const reason = directive === 'cancel' ? ((request.body as CancelRunBody).reason ?? null) : null;
         const result = await requestDirective(deps, runId, { directive, requestedBy: requesterOf(request.headers), reason });
         if (!result) throw new NotFoundError('run');
-        return responseOf(result);
+        return responseOf(result, await services.repos.nodeRuns.countCompletedSteps(runId));
       },
     );
   }

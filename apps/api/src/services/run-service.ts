@@ -56,20 +56,22 @@ export interface NewRunPlan {
   stopAfter?: { nodeId: string; iterationPath: string };
 }
 
+/** How long recovery leaves a new run alone while its reused node runs are copied in, ms (a crash meanwhile: it runs after this, re-executing what was not copied). */
+const PREPARATION_GRACE_MS = 5 * 60_000;
+
 /**
  * Creates a pending run and starts it in the background. 400 when the workflow is disabled or
- * the input nests too deeply. The reused node runs go in before the run exists, so no instance
- * can claim it without them.
+ * the input nests too deeply. The run is inserted first, held back from recovery
+ * (`recover_after`), then the reused node runs are copied in, then it is released and started:
+ * a failure on the way (e.g. a store error) deletes the run and its copies again.
  */
 export async function createRun(services: AppServices, plan: NewRunPlan): Promise<RunRecord> {
   if (!plan.workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   if (jsonDepth(plan.initialInput) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
   const now = services.clock.now();
   const runId = plan.runId ?? newId();
-  let run: RunRecord;
-  try {
-    for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
-    run = await services.repos.runs.create(
+  const preparing = plan.reused.length > 0;
+  const run = await services.repos.runs.create(
     {
       workflowDefinitionId: plan.workflow.id,
       workflowVersion: plan.workflow.version,
@@ -85,14 +87,21 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       parallelLimit: plan.parallelLimit ?? null,
       timeoutSeconds: plan.timeoutSeconds ?? null,
       stopAfter: plan.stopAfter ?? null,
+      recoverAfter: preparing ? new Date(now.getTime() + PREPARATION_GRACE_MS) : null,
     },
     now,
     runId,
   );
-  } catch (error) {
-    // No run came of it: leave no copied node run behind.
-    await services.repos.nodeRuns.deleteByRun(runId).catch(() => undefined);
-    throw error;
+  if (preparing) {
+    try {
+      for (const source of plan.reused) await services.repos.nodeRuns.copyToRun(source, runId, now);
+      await services.repos.runs.clearRecoveryBackoff(runId);
+    } catch (error) {
+      // No run comes of it: leave neither the run nor a copied node run behind.
+      await services.repos.nodeRuns.deleteByRun(runId).catch(() => undefined);
+      await services.repos.runs.deleteUnstarted(runId).catch(() => undefined);
+      throw error;
+    }
   }
   void services.engine.start(run.id);
   return run;

@@ -305,6 +305,7 @@ export const DirectiveResponse = Type.Object({
   message: Type.String({ description: 'What happened, or what will happen once the executing nodes finish' }),
   pendingDirective: nullable(Type.Enum([...PENDING_DIRECTIVES], { description: 'A directive the run\'s runner has yet to honour (the run is still `running`)' })),
   changed: Type.Boolean({ description: 'False when the directive already held (e.g. pause of a paused run): nothing was done' }),
+  stepsCompleted: Type.Integer({ description: 'Step node runs of the run that completed so far (each loop iteration counts)' }),
 });
 export type DirectiveResponse = Static<typeof DirectiveResponse>;
 

@@ -3,7 +3,7 @@
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
 import type { NodeRunRecord, NodeRunStatus, NodeType, SnapshotField } from '@switchyard/domain';
-import { JSON_NULL_BYTES, boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
+import { JSON_NULL_BYTES, OPEN_NODE_RUN_STATUSES, boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -220,10 +220,15 @@ export class NodeRuns {
    */
   async cancelUnfinished(runId: string, reason: string, now: Date): Promise<number> {
     const result = await this.collection.updateMany(
-      { workflow_run_id: oid(runId), status: { $in: ['pending', 'running', 'awaiting_approval'] } },
+      { workflow_run_id: oid(runId), status: { $in: [...OPEN_NODE_RUN_STATUSES] } },
       { $set: { status: 'cancelled', error: reason, finished_at: now, updated_at: now } },
     );
     return result.modifiedCount;
+  }
+
+  /** How many step node runs of the run completed (each loop iteration counts; cancel's `stepsCompleted`). */
+  async countCompletedSteps(runId: string): Promise<number> {
+    return this.collection.countDocuments({ workflow_run_id: oid(runId), node_type: 'step', status: 'completed' });
   }
 
   /** Deletes every node run of a run; returns how many. */

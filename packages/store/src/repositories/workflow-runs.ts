@@ -4,6 +4,7 @@
  * must hold. Callers append the matching `run_events` entry.
  */
 import {
+  CLAIMABLE_RUN_STATUSES,
   DECIDABLE_RUN_STATUSES,
   RUN_TRANSITIONS,
   TERMINAL_RUN_STATUSES,
@@ -44,6 +45,8 @@ export type NewRun = Pick<
   timeoutSeconds?: number | null;
   /** A node rerun's target: the run ends right after it; default none. */
   stopAfter?: { nodeId: string; iterationPath: string } | null;
+  /** Recovery leaves the new run alone until then (while its creator prepares it); default none. */
+  recoverAfter?: Date | null;
 };
 
 /** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
@@ -109,7 +112,7 @@ export class WorkflowRuns {
       wakePending: false,
       internalFailures: 0,
       claimsSinceProgress: 0,
-      recoverAfter: null,
+      recoverAfter: fields.recoverAfter ?? null,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -402,6 +405,16 @@ export class WorkflowRuns {
     return this.cas({ _id: oid(runId), status: 'running', pending_directive: expected }, { pendingDirective: directive, ...cancel }, now);
   }
 
+  /** Lets recovery claim the run at once (its creator finished preparing it). */
+  async clearRecoveryBackoff(runId: string): Promise<void> {
+    await this.collection.updateOne({ _id: oid(runId) }, { $set: { recover_after: null } });
+  }
+
+  /** Deletes a run that never started (its creator could not prepare it); true when it did. */
+  async deleteUnstarted(runId: string): Promise<boolean> {
+    return (await this.collection.deleteOne({ _id: oid(runId), status: 'pending', lease_owner: null })).deletedCount === 1;
+  }
+
   /** Records that a step of the run `owner` executes waits in retry backoff until `wait.wakeAt`. */
   async addRetryWait(runId: string, owner: string, wait: RetryWait): Promise<void> {
     await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $push: { retry_waits: toDocument(wait) } });
@@ -531,7 +544,7 @@ function endFields(outcome: RunOutcome, now: Date): Document {
 }
 
 /** Runs an instance may take over: see {@link WorkflowRuns.claim}. */
-const CLAIMABLE: Document = { $or: [{ status: { $in: ['pending', 'running'] } }, { status: 'awaiting_approval', wake_pending: true }] };
+const CLAIMABLE: Document = { $or: [{ status: { $in: [...CLAIMABLE_RUN_STATUSES] } }, { status: 'awaiting_approval', wake_pending: true }] };
 
 /**
  * Extra wait, in milliseconds, before recovery may claim a run again after its `claims`-th claim
