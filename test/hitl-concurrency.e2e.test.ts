@@ -16,7 +16,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-/** Bug demonstrations that rely on the embedded store's scheduling (see the test). */
+/** Races that only the embedded store's scheduling makes deterministic (see the test). */
 const onEmbedded = process.env['MONGODB_URI'] ? it.skip : it;
 
 function body(nodes: unknown[]): Record<string, unknown> {
@@ -192,27 +192,27 @@ describe('a person racing the timeout sweeper', () => {
   });
 });
 
-describe('known defects', () => {
+describe('a decision counts once, for the gate round it answered, and its wake-up is not lost', () => {
   /**
-   * A loop's iteration reviews all share one stepId (the loop's id), and /approve picks "the
-   * undecided requirement of that stepId". A burst of decisions aimed at iteration 1's gate is
-   * therefore also applied to iteration 2's and 3's gates as soon as the run raises them: the
-   * reviewers approve iterations they never saw, and more than one request gets 200. (With the
-   * embedded store the run re-parks between two HTTP requests, so this is deterministic; with
-   * MongoDB it depends on timing, hence skipped there.)
+   * Each iteration review of a loop is its own gate with its own stepId, so a burst of decisions
+   * aimed at iteration 1's gate must not also decide iteration 2's and 3's gates once the run
+   * raises them: reviewers never approve an iteration they did not see, and exactly one request
+   * gets 200. (With the embedded store the run re-parks between two HTTP requests, so the burst
+   * deterministically reaches the next iterations; with MongoDB that depends on timing, hence
+   * skipped there.)
    */
-  onEmbedded('a burst of decisions on an iteration review gate approves later iterations too (expected exactly one 200)', async () => {
+  onEmbedded('a burst of decisions on an iteration review gate decides iteration 1 only (exactly one 200)', async () => {
     const loop = { name: 'Refine', nodeType: 'loop', loopConfig: { maxIterations: 3 }, children: [echoStep('Body', { i: { $cel: 'loop_state.iteration' } })], humanReview: { requiresIterationReview: true } };
     const { workflowId, runId, gate, stepId } = await parkAt([loop]);
     expect(gate.stepOutput.arguments.i).toBe(1);
     const responses = await Promise.all(Array.from({ length: 100 }, () => svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })));
     // Whatever happens, the people only ever saw iteration 1: at most one decision may count.
     const decided = async () => (await svc.events(runId)).filter((e) => e.type === 'requirement.decided').length;
-    expect({ statuses: tally(responses), decided: await decided() }).toEqual({ statuses: { 200: 1, 409: 99 }, decided: 1 }); // actual: 3 x 200, 3 decided
+    expect({ statuses: tally(responses), decided: await decided() }).toEqual({ statuses: { 200: 1, 409: 99 }, decided: 1 });
   });
 
-  /** Same cause with onReject retry: the re-raised round has the same stepId. */
-  onEmbedded('a burst of rejections on an onReject retry gate uses up every retry and fails the node (expected exactly one 200)', async () => {
+  /** The same with onReject retry: the re-raised round is a new gate, not the one rejected. */
+  onEmbedded('a burst of rejections on an onReject retry gate counts once: one retry, not every retry (exactly one 200)', async () => {
     const reviewed = echoStep('Draft', {}, { humanReview: { requiresOutputReview: true, onReject: 'retry', maxRetries: 3 } });
     const { workflowId, runId, stepId } = await parkAt([reviewed]);
     const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => svc.approve(workflowId, runId, { stepId, resolution: 'reject', feedback: `attempt ${i}` })));
@@ -220,20 +220,19 @@ describe('known defects', () => {
     const run = await svc.waitForGate(workflowId, runId, { timeoutMs: 3_000 }).catch(async () => (await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body);
     // Expected: one rejection counted, the step re-ran once and waits for review again (round 1).
     expect({ statuses, status: run.status, attempt: byName(run)['Draft'].attempt }).toEqual({ statuses: { 200: 1, 409: 99 }, status: 'awaiting_approval', attempt: 2 });
-    // actual: 4 x 200, run failed "no retries left (maxRetries 3)", attempt 4
   });
 
   /**
    * Lost wake-up: after the park compare-and-set succeeds, the engine still writes the
    * `run.awaiting_approval` event before it forgets the run (engine.ts `execute`: park ->
    * `ledger.event` -> return -> `active.delete` in `start`). A decision arriving in that window is
-   * stored (200, `wake_pending: true`), but its `engine.start(runId)` returns the finishing
-   * execution's promise instead of starting a new one, so nobody continues the run. The window is
-   * one store write long; a store that takes real time (MongoDB) is simulated by delaying that one
-   * write by 150 ms. Outcome: the run stays `awaiting_approval` with `pendingRequirements: []`
-   * until the orphan-recovery scan (SWITCHYARD_RECOVERY_INTERVAL_MS, 15 s by default) claims it.
+   * stored (200, `wake_pending: true`) and its `engine.start(runId)` finds the finishing execution:
+   * it must ask for one more claim, or nobody continues the run (this service starts no
+   * orphan-recovery scan, so the run would stay `awaiting_approval` for good). The window is one
+   * store write long; a store that takes real time (MongoDB) is simulated by delaying that one
+   * write by 150 ms.
    */
-  it('a decision landing between the park CAS and the end of the engine execution is not continued', async () => {
+  it('a decision landing between the park CAS and the end of the engine execution is continued', async () => {
     const events = svc.repos.events;
     const append = events.append;
     events.append = async function (this: typeof events, event, now, seq) {
@@ -243,7 +242,8 @@ describe('known defects', () => {
     try {
       const { workflowId, runId, stepId } = await parkAt([echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } }), echoStep('After')]);
       expect((await svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(200);
-      const run = await svc.waitForRun(workflowId, runId, { timeoutMs: 1_000 }); // actual: still awaiting_approval, pendingRequirements []
+      // A lost wake-up is never continued here, so waiting long costs a failing run only.
+      const run = await svc.waitForRun(workflowId, runId);
       expect(run.status).toBe('completed');
     } finally {
       events.append = append;

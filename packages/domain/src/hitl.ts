@@ -26,8 +26,8 @@ export interface Decision {
  * meant for one gate can never land on a later one (a late request of a burst gets 409 instead
  * of approving the next iteration or retry round unseen). The first gate of a node is addressed
  * by the node id alone, as in the spec; the rest add what tells them apart:
- * `@<iteration path>` inside loops, `:review` for an output review, `:iteration-<i>` for a loop's
- * iteration review, `:retry-<n>` for a round after an onReject retry.
+ * `@<iteration path>` inside loops (iteration-path.ts), `:review` for an output review,
+ * `:iteration-<i>` for a loop's iteration review, `:retry-<n>` for a round after an onReject retry.
  */
 export function stepIdOf(nodeId: string, iterationPath: string, phase: GatePhase = 'pre', round = 0, iteration?: number): string {
   const where = iterationPath === '' ? '' : `@${iterationPath}`;

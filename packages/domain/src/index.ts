@@ -14,4 +14,5 @@ export * from './response-bounds.ts';
 export * from './run-events.ts';
 export * from './retry-plan.ts';
 export * from './hitl.ts';
+export * from './iteration-path.ts';
 export * from './schemas/approval.ts';

@@ -10,6 +10,7 @@
 import type { NodeRunRecord, RequirementRecord } from './records.ts';
 import type { WorkflowNode } from './schemas/workflow.ts';
 import { walkNodes } from './validation.ts';
+import { parsePathSegment } from './iteration-path.ts';
 
 /** The node runs of the source whose outputs a full retry reuses: every completed one. */
 export function nodeRunsToReuse(source: readonly NodeRunRecord[]): NodeRunRecord[] {
@@ -68,8 +69,8 @@ function encloses(path: string, target: string): boolean {
 
 /** A path segment's order: iteration number, then review round (`3` -> [3, 0], `3r1` -> [3, 1], `r2` -> [0, 2]). */
 function segmentOrder(segment: string): [number, number] {
-  const match = /^(\d*)(?:r(\d+))?$/.exec(segment);
-  return [Number(match?.[1] || 0), Number(match?.[2] || 0)];
+  const parsed = parsePathSegment(segment);
+  return [parsed?.iteration ?? 0, parsed?.round ?? 0];
 }
 
 /** True when a node run at `path` belongs to a later iteration (or round) than `target` of a loop enclosing both. */

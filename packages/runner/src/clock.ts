@@ -14,6 +14,8 @@ export interface Clock {
    * keep the process alive. `tick` must not throw (it is not awaited).
    */
   every(ms: number, tick: () => void): () => void;
+  /** Calls `fire` once after `ms` milliseconds unless the returned function is called first. Does not keep the process alive. */
+  after(ms: number, fire: () => void): () => void;
 }
 
 /** Longest wait `setTimeout` holds (2^31-1 ms, about 24.8 days); longer waits are capped there. */
@@ -35,6 +37,11 @@ export const systemClock: Clock = {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, Math.min(ms, MAX_TIMER_MS));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
   every: (ms, tick) => {
     const timer = setInterval(tick, Math.min(ms, MAX_TIMER_MS));
     timer.unref();

@@ -5,6 +5,7 @@ import { RunLedger } from './ledger.ts';
 import type { ExecutionControl } from './stop-reason.ts';
 import { systemClock } from './clock.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
+import { ManualClock } from './testing/manual-clock.ts';
 
 const step = (name: string, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput => ({ name, nodeType: 'step', executorKey: 'echo', ...extra });
 const fast = { backoffBaseSeconds: 0.001, backoffMaxSeconds: 0.002 };
@@ -16,6 +17,14 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
+
+/** Reopens `h` on a manual clock: its engines, their leases and the `wait` executor follow it. */
+async function onManualClock(): Promise<ManualClock> {
+  await h.close();
+  const clock = new ManualClock(Date.now());
+  h = await openHarness({ clock });
+  return clock;
+}
 
 async function nodeRunsByName(runId: string) {
   const nodeRuns = await h.repos.nodeRuns.listByRun(runId);
@@ -53,16 +62,21 @@ describe('sequences and CEL arguments', () => {
 
 describe('parallel', () => {
   it('runs children concurrently and outputs them by name', async () => {
+    const clock = await onManualClock();
     const wf = await h.createWorkflow([
       {
         name: 'P',
         nodeType: 'parallel',
-        children: [step('S1', { executorKey: 'sleep', config: { ms: 300 } }), step('S2', { executorKey: 'sleep', config: { ms: 300 } }), step('S3', { executorKey: 'sleep', config: { ms: 300 } })],
+        children: [step('S1', { executorKey: 'wait', config: { ms: 300 } }), step('S2', { executorKey: 'wait', config: { ms: 300 } }), step('S3', { executorKey: 'wait', config: { ms: 300 } })],
       },
     ]);
-    const started = Date.now();
-    const run = await h.runToEnd(wf.id, { k: 1 });
-    expect(Date.now() - started).toBeLessThan(850);
+    const created = await h.createRun(wf.id, { k: 1 });
+    h.engine.start(created.id);
+    await clock.untilSleepers(3); // all three calls in flight at once
+    await clock.advance(300); // so one stretch of 300 ms ends them all
+    expect(clock.sleepers).toBe(0);
+    await h.engine.idle();
+    const run = (await h.repos.runs.get(created.id))!;
     expect(run.status).toBe('completed');
     expect(Object.keys(run.finalOutput as object)).toEqual(['S1', 'S2', 'S3']);
     const runs = await nodeRunsByName(run.id);
@@ -228,20 +242,24 @@ describe('memoized re-traversal', () => {
   });
 
   it('continues a run whose owner died, reusing its settled node runs', async () => {
-    const wf = await h.createWorkflow([step('A'), step('B', { executorKey: 'sleep', config: { ms: 1_000 } }), step('C')]);
+    const clock = await onManualClock();
+    const wf = await h.createWorkflow([step('A'), step('B', { executorKey: 'wait', config: { ms: 1_000 } }), step('C')]);
     const crashed = h.newEngine({ owner: 'crashed', leaseMs: 1_000, heartbeatMs: 60_000 });
     const run = await h.createRun(wf.id, {});
     crashed.start(run.id);
-    await waitFor(async () => (await h.repos.nodeRuns.listByRun(run.id)).some((n) => n.nodeName === 'B'));
+    await clock.untilSleepers(1); // B is in flight
     // The owner vanishes without a trace: no heartbeat, no release (as after kill -9).
     (crashed as unknown as { active: Map<string, { control: ExecutionControl }> }).active.get(run.id)!.control.stop({ kind: 'lease_lost', detail: 'process died' });
     await crashed.idle();
     const stuck = (await h.repos.runs.get(run.id))!;
     expect(stuck).toMatchObject({ status: 'running', leaseOwner: 'crashed' });
+    const survivor = h.newEngine({ owner: 'survivor' });
+    expect(await survivor.recoverOrphans()).toBe(0); // the dead owner's lease still holds
 
-    // Later than the crashed owner's lease.
-    const survivor = h.newEngine({ owner: 'survivor', clock: { ...systemClock, now: () => new Date(Date.now() + 1_100) } });
+    await clock.advance(1_100); // later than the crashed owner's lease
     expect(await survivor.recoverOrphans()).toBe(1);
+    await clock.untilSleepers(1); // B again
+    await clock.advance(1_000);
     await survivor.idle();
     const done = (await h.repos.runs.get(run.id))!;
     expect(done.status).toBe('completed');
@@ -251,21 +269,25 @@ describe('memoized re-traversal', () => {
     expect(runs.B).toMatchObject({ status: 'completed', attempt: 2 });
     const types = (await h.repos.events.listByRun(run.id)).map((e) => e.type);
     expect(types).toContain('run.resumed');
-  }, 15_000);
+  });
 
   it('releases the lease at shutdown so that another instance continues', async () => {
-    const wf = await h.createWorkflow([step('slow', { executorKey: 'sleep', config: { ms: 1_000 } }), step('next')]);
+    const clock = await onManualClock();
+    const wf = await h.createWorkflow([step('slow', { executorKey: 'wait', config: { ms: 1_000 } }), step('next')]);
     const first = h.newEngine({ owner: 'first' });
     const run = await h.createRun(wf.id, {});
     first.start(run.id);
-    await waitFor(async () => (await h.repos.nodeRuns.listByRun(run.id)).length > 0);
+    await clock.untilSleepers(1); // slow is in flight
     await first.close();
     expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'running', leaseOwner: null });
+    // Released, not left to expire: another instance claims it without any time passing.
     const second = h.newEngine({ owner: 'second' });
     expect(await second.recoverOrphans()).toBe(1);
+    await clock.untilSleepers(1);
+    await clock.advance(1_000);
     await second.idle();
     expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'completed' });
-  }, 15_000);
+  });
 
   it('lets exactly one of two instances claim a run', async () => {
     const wf = await h.createWorkflow([step('A')]);
@@ -278,11 +300,3 @@ describe('memoized re-traversal', () => {
     expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'completed' });
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

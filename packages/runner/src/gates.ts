@@ -39,6 +39,11 @@ export function actionOf(requirement: RequirementRecord): GateAction {
   }
 }
 
+/** True when a rejection in `round` may be retried: fewer than `maxRetries` rounds were retried so far. */
+export function retryAllowed(requirement: RequirementRecord, round: number): boolean {
+  return round + 1 <= (requirement.maxRetries ?? 0);
+}
+
 /** Human-readable reason for a gate that stopped a node or the run. */
 export function gateOutcomeText(requirement: RequirementRecord): string {
   const who = requirement.decidedBy === 'timeout' ? 'timed out' : 'was rejected';

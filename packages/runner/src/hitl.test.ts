@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { WorkflowNodeInput } from '@switchyard/domain';
 import { TimeoutSweeper } from './sweeper.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
+import { ManualClock } from './testing/manual-clock.ts';
 
 const step = (name: string, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput => ({ name, nodeType: 'step', executorKey: 'echo', ...extra });
 const confirmed = (name: string, extra: Partial<WorkflowNodeInput['humanReview']> = {}) => step(name, { humanReview: { requiresConfirmation: true, ...extra } });
@@ -14,6 +15,15 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
+
+/** Polls `condition` between macrotasks until it holds (fails the test after a few seconds). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 5_000; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition not met');
+}
 
 /** Starts a run and waits until the engine has let go of it (finished or parked). */
 async function startRun(workflowId: string, input: Record<string, unknown> = {}) {
@@ -107,22 +117,30 @@ describe('lost wake-up', () => {
 });
 
 describe('timeout sweeper', () => {
-  const sweeperFor = (wake: (id: string) => unknown) => new TimeoutSweeper({ repos: h.repos, wake, logger: pino({ level: 'silent' }) });
+  /** The engine, the harness and the sweeper share a manual clock: gate timeouts expire when the test advances it. */
+  let clock: ManualClock;
+  beforeEach(async () => {
+    await h.close();
+    clock = new ManualClock(Date.now());
+    h = await openHarness({ clock });
+  });
+  const sweeperFor = (wake: (id: string) => unknown) => new TimeoutSweeper({ repos: h.repos, wake, logger: pino({ level: 'silent' }), clock });
 
   it.each([
     ['approve', 'completed', 'completed'],
     ['skip', 'skipped', 'completed'],
     ['cancel', 'cancelled', 'cancelled'],
   ] as const)('onTimeout %s: node %s, run %s', async (onTimeout, nodeStatus, runStatus) => {
-    const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 0.05, onTimeout }), step('B')]);
+    const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 30, onTimeout }), step('B')]);
     const parked = await startRun(wf.id);
     const [requirement] = await h.pending(parked.id);
     // The clock starts when the run parks with the gate visible, right after it was raised here.
-    expect(requirement!.timeoutAt!.getTime() - requirement!.requestedAt.getTime()).toBeGreaterThanOrEqual(50);
-    expect(requirement!.timeoutAt!.getTime() - requirement!.requestedAt.getTime()).toBeLessThan(1_000);
+    expect(requirement!.timeoutAt!.getTime() - requirement!.requestedAt.getTime()).toBe(30_000);
     const sweeper = sweeperFor((id) => h.engine.start(id));
     expect(await sweeper.sweep()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await clock.advance(29_999);
+    expect(await sweeper.sweep()).toBe(0);
+    await clock.advance(1);
     expect(await sweeper.sweep()).toBe(1);
     await h.engine.idle();
     const done = (await h.repos.runs.get(parked.id))!;
@@ -134,20 +152,23 @@ describe('timeout sweeper', () => {
 
   it('does not time a gate out before anyone could see it (the run still running another branch)', async () => {
     const wf = await h.createWorkflow([
-      { name: 'P', nodeType: 'parallel', children: [confirmed('Gate', { timeoutSeconds: 0.05, onTimeout: 'cancel' }), step('Slow', { executorKey: 'sleep', config: { ms: 300 } })] },
+      { name: 'P', nodeType: 'parallel', children: [confirmed('Gate', { timeoutSeconds: 0.05, onTimeout: 'cancel' }), step('Slow', { executorKey: 'wait', config: { ms: 300 } })] },
     ]);
     const run = await h.createRun(wf.id);
     const done = h.engine.start(run.id);
     const sweeper = sweeperFor((id) => h.engine.start(id));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await clock.untilSleepers(1); // Slow is in flight
+    await until(async () => (await h.pending(run.id)).length === 1);
+    await clock.advance(150);
     // Raised 150 ms ago, 3x its timeout, but the run is still running: not visible, not timed.
     expect((await h.repos.runs.get(run.id))!.status).toBe('running');
     expect((await h.pending(run.id))[0]).toMatchObject({ stepName: 'Gate', timeoutAt: null });
     expect(await sweeper.sweep()).toBe(0);
+    await clock.advance(150); // Slow ends; the run parks and the gate's clock starts now
     await done;
     const parked = (await h.repos.runs.get(run.id))!;
     expect(parked.status).toBe('awaiting_approval');
-    expect(parked.pendingRequirements[0]!.timeoutAt).not.toBeNull();
+    expect(parked.pendingRequirements[0]!.timeoutAt).toEqual(new Date(clock.now().getTime() + 50));
   });
 
   it('a human and the sweeper racing on one gate produce exactly one decision', async () => {
@@ -157,7 +178,7 @@ describe('timeout sweeper', () => {
       const wf = await h.createWorkflow([confirmed('A', { timeoutSeconds: 0.02, onTimeout: 'skip' })]);
       const parked = await startRun(wf.id);
       const [requirement] = await h.pending(parked.id);
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await clock.advance(20); // expired: the sweeper may decide it, and so may the human
       const sweeper = sweeperFor((id) => h.engine.start(id));
       const [human, swept] = await Promise.all([h.decide(parked.id, { stepId: requirement!.stepId, resolution: 'confirm' }), sweeper.sweep()]);
       expect(Number(human !== null) + swept).toBe(1);

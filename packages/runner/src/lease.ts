@@ -3,7 +3,8 @@
  * every `heartbeatMs`; each renewal also brings back the directive pending on the run (how a
  * pause or cancel sent to another instance reaches this one within one heartbeat). The owner
  * fences itself: when renewals fail for as long as the lease lasts, it stops before the lease can
- * pass to another instance, so that no step runs twice at once.
+ * pass to another instance, so that no step runs twice at once: a deadline timer fires when the
+ * lease runs out unrenewed, whatever the heartbeat period.
  */
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
@@ -31,22 +32,24 @@ export class Lease {
   /** Epoch ms until which this owner is sure to hold the lease (the ledger checks it before every executor call). */
   validUntil: number;
   private cancelHeartbeat: (() => void) | null = null;
+  private cancelDeadline: (() => void) | null = null;
 
   constructor(private readonly options: LeaseOptions) {
     this.validUntil = options.claimedAt.getTime() + options.leaseMs;
   }
 
-  /** Starts the heartbeat. */
+  /** Starts the heartbeat and the deadline. */
   start(): void {
     const { repos, clock, logger, runId, owner, leaseMs, onStop } = this.options;
+    this.armDeadline();
     this.cancelHeartbeat = clock.every(this.options.heartbeatMs, () => {
       const now = clock.now();
-      if (now.getTime() >= this.validUntil) onStop({ kind: 'lease_lost', detail: 'lease could not be renewed in time' });
       repos.runs
         .renewLease(runId, owner, leaseMs, now)
         .then((renewal) => {
           if (!renewal) return onStop({ kind: 'lease_lost', detail: 'lease lost to another instance' });
           this.validUntil = now.getTime() + leaseMs;
+          this.armDeadline();
           const directive = directiveStop(renewal);
           if (directive) onStop(directive);
         })
@@ -54,9 +57,19 @@ export class Lease {
     });
   }
 
-  /** Stops the heartbeat (the lease itself is released or ended by the engine). */
+  /** Stops the heartbeat and the deadline (the lease itself is released or ended by the engine). */
   stop(): void {
     this.cancelHeartbeat?.();
-    this.cancelHeartbeat = null;
+    this.cancelDeadline?.();
+    this.cancelHeartbeat = this.cancelDeadline = null;
+  }
+
+  /** The self-fence: stops the execution when {@link validUntil} passes without a renewal (at that instant, whatever the heartbeat period). */
+  private armDeadline(): void {
+    const { clock, onStop } = this.options;
+    this.cancelDeadline?.();
+    this.cancelDeadline = clock.after(Math.max(0, this.validUntil - clock.now().getTime()), () =>
+      onStop({ kind: 'lease_lost', detail: 'lease could not be renewed in time' }),
+    );
   }
 }

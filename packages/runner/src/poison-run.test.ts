@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from './clock.ts';
 import { MAX_CLAIMS_WITHOUT_PROGRESS } from './engine.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
+import { ManualClock } from './testing/manual-clock.ts';
 
 let h: Harness;
 beforeEach(async () => {
@@ -11,11 +11,8 @@ afterEach(async () => {
   await h.close();
 });
 
-/** A clock that tests move forward by hand (leases and recovery backoff follow it). */
-function movableClock(): Clock & { advance(ms: number): void } {
-  let offset = 0;
-  return { now: () => new Date(Date.now() + offset), sleep: systemClock.sleep, every: systemClock.every, advance: (ms) => (offset += ms) };
-}
+/** A clock that tests move forward by hand (leases, heartbeats and recovery backoff follow it). */
+const movableClock = () => new ManualClock(Date.now());
 
 /** Resolves once the run has a node run in `status`. */
 async function nodeRunIn(runId: string, status: string): Promise<void> {
@@ -39,7 +36,7 @@ describe('poison-run protection', () => {
       await engine.abort(run.id, 'simulated crash');
       expect((await h.repos.runs.get(run.id))!.claimsSinceProgress).toBe(execution);
       if (execution > 1) expect(await engine.recoverOrphans()).toBe(0); // backing off
-      clock.advance(10 * 60_000);
+      await clock.advance(10 * 60_000);
       expect(await engine.recoverOrphans()).toBe(1);
     }
     await engine.idle();
@@ -101,7 +98,7 @@ describe('poison-run protection', () => {
     first.start(run.id);
     await nodeRunIn(run.id, 'running');
     await first.abort(run.id, 'simulated crash');
-    clock.advance(10 * 60_000);
+    await clock.advance(10 * 60_000);
     const second = h.newEngine({ clock, leaseMs: 1_000 });
     expect(await second.recoverOrphans()).toBe(1);
     await nodeRunIn(run.id, 'running');

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WorkflowNodeInput } from '@switchyard/domain';
-import { systemClock } from './clock.ts';
 import { MAX_INTERNAL_FAILURES } from './engine.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
+import { ManualClock } from './testing/manual-clock.ts';
 
 const step = (name: string, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput => ({ name, nodeType: 'step', executorKey: 'echo', ...extra });
 
@@ -13,6 +13,14 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
+
+/** Reopens `h` on a manual clock: its engines, their leases and the `wait` executor follow it. */
+async function onManualClock(): Promise<ManualClock> {
+  await h.close();
+  const clock = new ManualClock(Date.now());
+  h = await openHarness({ parallelLimit: 64, clock });
+  return clock;
+}
 
 /** Makes the next `times` run-event appends of `type` throw, as a store outage would. */
 function failEventAppends(type: string, times: number): void {
@@ -54,6 +62,7 @@ describe('store errors are not workflow failures', () => {
   });
 
   it('releases the run on an internal error and continues it on recovery instead of failing it', async () => {
+    const clock = await onManualClock();
     const wf = await h.createWorkflow([step('A'), step('B'), step('C')]);
     failEventAppends('node.started', 2);
     const run = await h.createRun(wf.id);
@@ -63,9 +72,9 @@ describe('store errors are not workflow failures', () => {
     await h.engine.idle();
     // The second execution made no progress either: recovery backs off before claiming it again.
     expect(await h.engine.recoverOrphans()).toBe(0);
-    const later = h.newEngine({ clock: { ...systemClock, now: () => new Date(Date.now() + 10 * 60_000) } });
-    expect(await later.recoverOrphans()).toBe(1);
-    await later.idle();
+    await clock.advance(10 * 60_000);
+    expect(await h.engine.recoverOrphans()).toBe(1);
+    await h.engine.idle();
     const done = (await h.repos.runs.get(run.id))!;
     expect(done.status).toBe('completed');
     const nodeRuns = await h.repos.nodeRuns.listByRun(run.id);
@@ -92,21 +101,34 @@ describe('store errors are not workflow failures', () => {
 
 describe('lease fencing', () => {
   it('an owner that cannot renew its lease stops before another instance takes over', async () => {
-    const wf = await h.createWorkflow([step('Slow', { executorKey: 'sleep', config: { ms: 600 } }), step('SendEmail')]);
-    const cutOff = h.newEngine({ owner: 'cut-off', leaseMs: 300, heartbeatMs: 50 });
+    const clock = await onManualClock();
+    const wf = await h.createWorkflow([step('Slow', { executorKey: 'wait', config: { ms: 600 } }), step('SendEmail')]);
+    // The heartbeat period does not divide the lease: the fence still fires when the lease runs out.
+    const cutOff = h.newEngine({ owner: 'cut-off', leaseMs: 300, heartbeatMs: 70 });
     h.repos.runs.renewLease = async () => {
       throw new Error('network partition');
     };
     const run = await h.createRun(wf.id);
-    const first = cutOff.start(run.id);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    let stopped = false;
+    const first = cutOff.start(run.id).then(() => void (stopped = true));
+    await clock.untilSleepers(1); // Slow is in flight; every renewal from now on fails
     const survivor = h.newEngine({ owner: 'survivor' });
-    await survivor.recoverOrphans();
-    await Promise.all([first, survivor.idle()]);
+    await clock.advance(299);
+    expect(stopped).toBe(false); // the lease still holds: the owner carries on, nobody else may claim
+    expect(await survivor.recoverOrphans()).toBe(0);
+    await clock.advance(1); // the lease runs out: the owner fences itself at once...
+    await first;
+    expect(cutOff.activeCount).toBe(0);
+    expect(await survivor.recoverOrphans()).toBe(0); // ...before the lease can pass to anyone
+    await clock.advance(1);
+    expect(await survivor.recoverOrphans()).toBe(1);
+    await clock.untilSleepers(1); // Slow again, on the survivor
+    await clock.advance(600);
+    await survivor.idle();
     expect((await h.repos.runs.get(run.id))!.status).toBe('completed');
-    // The interrupted step runs again (at least once), the next one exactly once.
+    // The interrupted step runs again on the survivor; the next one runs exactly once, never on the cut-off owner.
     expect(h.executors.count('echo')).toBe(1);
-    expect(h.executors.count('sleep')).toBe(2);
+    expect(h.executors.count('wait')).toBe(2);
   });
 });
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
-import { systemClock, type Clock } from './clock.ts';
 import { RetentionSweeper, deleteEndedRun } from './retention.ts';
+import { ManualClock } from './testing/manual-clock.ts';
 
 const DAY = 86_400_000;
 const logger = pino({ level: 'silent' });
@@ -65,7 +65,7 @@ async function leftOf(runId: string): Promise<[boolean, number, number]> {
   return [(await repos.runs.get(runId)) !== null, (await repos.nodeRuns.listByRun(runId)).length, (await repos.events.listByRun(runId)).length];
 }
 
-const clockAt = (ms: number): Clock => ({ ...systemClock, now: () => new Date(ms) });
+const clockAt = (ms: number) => new ManualClock(ms);
 
 describe('deleteEndedRun', () => {
   it('deletes an ended run with its node runs and events, and refuses one that has not ended', async () => {

@@ -148,7 +148,10 @@ export const NodeRunDetail = Type.Object({
   nodeId: Type.String(),
   nodeName: Type.String(),
   nodeType: Type.String(),
-  iterationPath: Type.String({ description: "Loop iterations enclosing the node, outermost first, e.g. '2' or '1/3'; '' outside loops" }),
+  iterationPath: Type.String({
+    description:
+      "Loop iterations enclosing the node, outermost first, e.g. '2', '1/3', '3r1' (iteration re-run after a rejected review), '2/r1' (router branches re-run after a rejected output review); '' outside loops",
+  }),
   workflowRunId: Type.String(),
   status: NodeRunStatusSchema,
   attempt: Type.Integer({ description: '1-based attempt counter (0 = not yet started)' }),

@@ -1,34 +1,61 @@
 /**
  * Test support for the runner: an in-memory embedded store with repositories, a registry of the
- * built-in executors that counts calls, and helpers to create and run workflows. Not exported
- * from the package; tests import it directly.
+ * built-in executors (plus the clock-driven `wait`) that counts calls, and helpers to create and
+ * run workflows. Not exported from the package; tests import it directly.
  */
 import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { normalizeDefinition, validateDecision, type ApproveBody, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
 import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 import { CelEngine } from '../cel/index.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { definitionChecks } from '../definition-checks.ts';
 import { recordDecision } from '../decisions.ts';
 import { RunEngine, type RunEngineOptions } from '../engine.ts';
+import { cancelledError } from '../executors/abort.ts';
 import { createExecutorRegistry } from '../executors/registry.ts';
-import type { ExecutorRegistry } from '../executors/types.ts';
+import type { Executor, ExecutorRegistry } from '../executors/types.ts';
 
-/** A registry wrapper that records every invocation's executor key and arguments. */
+/**
+ * `wait`: like the built-in `sleep` (waits `arguments.ms`, default 100, then echoes; rejects with
+ * `cancelled` when the call aborts), but on `clock`, so that with a ManualClock the call ends only
+ * when the test advances time, and a test can see it in flight as a pending sleep.
+ */
+function clockWaitExecutor(clock: Clock): Executor {
+  return {
+    kind: 'test',
+    key: 'wait',
+    invoke: async (call) => {
+      const ms = call.arguments['ms'];
+      try {
+        await clock.sleep(typeof ms === 'number' ? ms : 100, call.signal);
+      } catch (error) {
+        if (call.signal.aborted) throw cancelledError(call.signal);
+        throw error;
+      }
+      return { arguments: call.arguments, input: call.input };
+    },
+  };
+}
+
+/** A registry wrapper that records every invocation's executor key and arguments; `extra` adds test-only executors. */
 export class CountingRegistry implements ExecutorRegistry {
   readonly calls: Array<{ key: string; arguments: Record<string, unknown>; attempt: number; identity: unknown }> = [];
-  constructor(private readonly inner: ExecutorRegistry) {}
+  constructor(
+    private readonly inner: ExecutorRegistry,
+    private readonly extra: Record<string, Executor> = {},
+  ) {}
   has(key: string) {
-    return this.inner.has(key);
+    return key in this.extra || this.inner.has(key);
   }
   keys() {
-    return this.inner.keys();
+    return [...new Set([...this.inner.keys(), ...Object.keys(this.extra)])].sort();
   }
   close() {
     return this.inner.close();
   }
   get(key: string) {
-    const executor = this.inner.get(key);
+    const executor = this.extra[key] ?? this.inner.get(key);
     return {
       kind: executor.kind,
       key: executor.key,
@@ -45,6 +72,8 @@ export class CountingRegistry implements ExecutorRegistry {
 }
 
 export interface Harness {
+  /** The clock of the harness engines, the `wait` executor and the harness's own timestamps. */
+  clock: Clock;
   store: DocumentStore;
   repos: Repositories;
   executors: CountingRegistry;
@@ -73,8 +102,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Opens a fresh in-memory harness. `engineOptions` tune the engine (lease, clock, ...). */
+/**
+ * Opens a fresh in-memory harness. `engineOptions` tune the engine (lease, clock, ...); their
+ * `clock` (default: the system clock) is also the harness clock (see {@link Harness.clock}).
+ */
 export async function openHarness(engineOptions: Partial<RunEngineOptions> = {}): Promise<Harness> {
+  const clock = engineOptions.clock ?? systemClock;
   const store = await openEmbeddedStore({ dataDir: null });
   const repos = await openRepositories(store);
   const executors = new CountingRegistry(
@@ -88,6 +121,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
       },
       { baseDir: tmpdir() },
     ),
+    { wait: clockWaitExecutor(clock) },
   );
   const cel = new CelEngine();
   const logger = pino({ level: 'silent' });
@@ -117,11 +151,12 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
         triggeringScopes: identity?.scopes ?? [],
         timeoutSeconds: options.timeoutSeconds ?? null,
       },
-      options.now ?? new Date(),
+      options.now ?? clock.now(),
     );
   };
 
   return {
+    clock,
     store,
     repos,
     executors,
@@ -131,8 +166,8 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
     createRun,
     async createWorkflow(nodeInputs) {
       const nodes = normalizeDefinition(nodeInputs, checks);
-      const record = await repos.definitions.create({ name: `wf-${++counter}`, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes }, new Date());
-      await repos.definitions.update(record.id, { enabled: true }, false, new Date());
+      const record = await repos.definitions.create({ name: `wf-${++counter}`, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes }, clock.now());
+      await repos.definitions.update(record.id, { enabled: true }, false, clock.now());
       return { id: record.id, nodes };
     },
     async runToEnd(workflowId, input = {}) {
@@ -145,7 +180,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
       const run = (await repos.runs.get(runId))!;
       const requirement = run.pendingRequirements.find((r) => r.stepId === body.stepId && r.decidedAt === null);
       if (!requirement) return null;
-      return recordDecision({ repos, wake: (id) => on.start(id) }, run, requirement, validateDecision(requirement, body), new Date());
+      return recordDecision({ repos, wake: (id) => on.start(id) }, run, requirement, validateDecision(requirement, body), clock.now());
     },
     async pending(runId) {
       return (await repos.runs.get(runId))!.pendingRequirements.filter((r) => r.decidedAt === null);

@@ -10,12 +10,19 @@ interface Timer {
   fire: () => void;
   /** Repeat period for `every` timers. */
   periodMs?: number;
+  /** A timer of `after` (no sleeper: {@link ManualClock.sleepers} counts `sleep` waits only). */
+  callback?: boolean;
   cancelled: boolean;
 }
+
+/** Real time {@link ManualClock.untilSleepers} waits before it fails the test (a bound, not a margin). */
+const UNTIL_TIMEOUT_MS = 10_000;
 
 export class ManualClock implements Clock {
   private current: number;
   private readonly timers: Timer[] = [];
+  /** Waits of {@link untilSleepers}, checked whenever the set of pending sleeps changes. */
+  private readonly waiters = new Set<() => void>();
 
   /** Starts at `start` (epoch ms; default 2026-01-01T00:00:00Z). */
   constructor(start = Date.UTC(2026, 0, 1)) {
@@ -29,17 +36,31 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer: Timer = { at: this.current + ms, cancelled: false, fire: () => resolve() };
-      signal?.addEventListener(
-        'abort',
-        () => {
-          timer.cancelled = true;
-          reject(signal.reason);
+      const onAbort = () => {
+        timer.cancelled = true;
+        this.changed();
+        reject(signal!.reason);
+      };
+      const timer: Timer = {
+        at: this.current + ms,
+        cancelled: false,
+        fire: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.timers.push(timer);
+      this.changed();
     });
+  }
+
+  after(ms: number, fire: () => void): () => void {
+    const timer: Timer = { at: this.current + ms, callback: true, cancelled: false, fire };
+    this.timers.push(timer);
+    return () => {
+      timer.cancelled = true;
+    };
   }
 
   every(ms: number, tick: () => void): () => void {
@@ -63,6 +84,7 @@ export class ManualClock implements Clock {
       if (due.periodMs !== undefined) due.at += Math.max(1, due.periodMs);
       else due.cancelled = true;
       due.fire();
+      this.changed();
       await settle();
     }
     this.current = end;
@@ -72,7 +94,33 @@ export class ManualClock implements Clock {
 
   /** Number of pending `sleep` waits (tests wait for a step to reach its backoff). */
   get sleepers(): number {
-    return this.timers.filter((t) => !t.cancelled && t.periodMs === undefined).length;
+    return this.timers.filter((t) => !t.cancelled && t.periodMs === undefined && !t.callback).length;
+  }
+
+  /**
+   * Resolves once at least `count` `sleep` waits are pending (e.g. a step reached its backoff, or
+   * a clock-driven executor call is in flight), so that a following {@link advance} is known to
+   * reach them. Rejects when that does not happen within a few seconds of real time.
+   */
+  untilSleepers(count = 1): Promise<void> {
+    if (this.sleepers >= count) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.sleepers < count) return;
+        this.waiters.delete(check);
+        clearTimeout(timeout);
+        resolve();
+      };
+      const timeout = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`expected ${count} pending sleep(s) on the manual clock, found ${this.sleepers}`));
+      }, UNTIL_TIMEOUT_MS);
+      this.waiters.add(check);
+    });
+  }
+
+  private changed(): void {
+    for (const check of [...this.waiters]) check();
   }
 }
 
