@@ -354,6 +354,8 @@ describe('run list', () => {
       nodeRuns: [expect.objectContaining({ nodeName: 'Maybe', status: 'completed', workflowRunId: runIds[4] })],
       nodeRunCount: 1,
       nodeRunsUrl: `/api/v1/workflows/${created.id}/runs/${runIds[4]}/nodes`,
+      nodeStatusCounts: { pending: 0, running: 0, awaiting_approval: 0, completed: 1, failed: 0, skipped: 0, cancelled: 0 },
+      activeNodeIds: [],
       runState: { runId: runIds[4], state: 'succeeded', computedAt: expect.any(String) },
     });
 

@@ -340,6 +340,7 @@ describe('list', () => {
       description: 'number 4',
       numNodes: 2,
       enabled: false,
+      tags: [],
       version: 1,
       createdAt: created[4].createdAt,
       updatedAt: created[4].updatedAt,
@@ -377,6 +378,161 @@ describe('list', () => {
     }
     const max = await svc.api.get(wf('?perPage=100'));
     expect(max.status).toBe(200);
+  });
+});
+
+describe('tags', () => {
+  it('stores tags on create (duplicates dropped, default []) and returns them in detail and list', async () => {
+    const tagged = await svc.createWorkflow(createBody([echoStep('A')], { tags: ['team:billing', 'nightly', 'team:billing', 'a/b c_d.e-f'] }));
+    expect(tagged.tags).toEqual(['team:billing', 'nightly', 'a/b c_d.e-f']);
+    expect((await svc.api.get(wf(`/${tagged.id}`))).body.tags).toEqual(['team:billing', 'nightly', 'a/b c_d.e-f']);
+    const untagged = await svc.createWorkflow(createBody([echoStep('A')]));
+    expect(untagged.tags).toEqual([]);
+    const list = await svc.api.get(wf(`?query=${encodeURIComponent(tagged.name)}`));
+    expect(list.body.workflows).toEqual([expect.objectContaining({ id: tagged.id, tags: ['team:billing', 'nightly', 'a/b c_d.e-f'] })]);
+    // The validate endpoint takes the same body.
+    const checked = await svc.api.post(wf('/validate'), createBody([echoStep('A')], { tags: ['x'] }));
+    expect(checked.body).toEqual({ valid: true, problems: [] });
+  });
+
+  it('rejects bad tags on create and update with 400, changing nothing', async () => {
+    const created = await svc.createWorkflow(createBody([echoStep('A')], { tags: ['keep'] }));
+    const bad: unknown[] = [
+      [''],
+      ['x'.repeat(51)],
+      ['comma,separated'],
+      ['ümlaut'],
+      ['line\nbreak'],
+      [1],
+      [null],
+      'not-a-list',
+      Array.from({ length: 21 }, (_, i) => `t${i}`),
+    ];
+    for (const tags of bad) {
+      const onCreate = await svc.api.post(wf(), createBody([echoStep('A')], { tags }));
+      expect(onCreate.status, `create ${JSON.stringify(tags)}: ${onCreate.text}`).toBe(400);
+      expect(onCreate.body.detail.error).toBe('invalid_request');
+      expect(onCreate.body.detail.message).toMatch(/tags/);
+      const onUpdate = await svc.api.put(wf(`/${created.id}`), { tags });
+      expect(onUpdate.status, `update ${JSON.stringify(tags)}`).toBe(400);
+    }
+    expect(await svc.api.post(wf('/validate'), createBody([echoStep('A')], { tags: [''] }))).toMatchObject({ status: 400 });
+    expect((await svc.api.get(wf(`/${created.id}`))).body).toEqual(created);
+    // 50 characters and 20 tags are fine; 21 entries that are 20 distinct tags are not (the limit counts what is sent).
+    const edge = await svc.api.put(wf(`/${created.id}`), { tags: ['y'.repeat(50), ...Array.from({ length: 19 }, (_, i) => `t${i}`)] });
+    expect(edge.status, edge.text).toBe(200);
+    expect(edge.body.tags).toHaveLength(20);
+  });
+
+  it('changes tags with a PUT without bumping version, like enabled', async () => {
+    const created = await svc.createWorkflow(createBody([echoStep('A')], { tags: ['one'] }));
+    const retagged = await svc.api.put(wf(`/${created.id}`), { tags: ['two', 'one', 'two'] });
+    expect(retagged.status, retagged.text).toBe(200);
+    expect(retagged.body).toMatchObject({ tags: ['two', 'one'], version: 1, name: created.name });
+    // Other fields are kept when tags are not sent, and tags when other fields change.
+    const renamed = await svc.api.put(wf(`/${created.id}`), { description: 'changed' });
+    expect(renamed.body).toMatchObject({ tags: ['two', 'one'], version: 2 });
+    const cleared = await svc.api.put(wf(`/${created.id}`), { tags: [] });
+    expect(cleared.body).toMatchObject({ tags: [], version: 2 });
+    // A PUT with tags and a definition change bumps once, for the definition.
+    const both = await svc.api.put(wf(`/${created.id}`), { tags: ['three'], nodes: [echoStep('A'), echoStep('B')] });
+    expect(both.body).toMatchObject({ tags: ['three'], version: 3 });
+    // A run's definition snapshot has no tags.
+    await svc.enable(created.id);
+    const runId = (await svc.trigger(created.id)).body.runId as string;
+    const run = await svc.waitForRun(created.id, runId);
+    expect(run.definitionSnapshot).not.toHaveProperty('tags');
+    expect(run.workflowVersion).toBe(3);
+  });
+
+  it('filters the list by tag, combined with query and pagination', async () => {
+    const token = uniqueName('tagged').replace(' ', '');
+    const tag = `team:${token}`;
+    const made: any[] = [];
+    for (let i = 0; i < 5; i++) {
+      const tags = i % 2 === 0 ? [tag, `n${i}`] : [`n${i}`];
+      made.push(await svc.createWorkflow(createBody([echoStep('A')], { name: `${token} ${i === 4 ? 'special' : 'plain'} ${i}`, tags })));
+    }
+    const ids = async (query: string) => {
+      const response = await svc.api.get(wf(`?${query}`));
+      expect(response.status, `${query}: ${response.text}`).toBe(200);
+      return { ids: response.body.workflows.map((w: any) => w.id) as string[], pagination: response.body.pagination };
+    };
+    expect(await ids(`tag=${encodeURIComponent(tag)}`)).toEqual({
+      ids: [made[4].id, made[2].id, made[0].id],
+      pagination: { total: 3, page: 1, perPage: 20, totalPages: 1 },
+    });
+    expect(await ids(`tag=${encodeURIComponent(tag)}&perPage=2&page=2`)).toEqual({
+      ids: [made[0].id],
+      pagination: { total: 3, page: 2, perPage: 2, totalPages: 2 },
+    });
+    expect((await ids(`tag=${encodeURIComponent(tag)}&query=special`)).ids).toEqual([made[4].id]);
+    // `enabled` filters on whether a workflow can be run.
+    await svc.enable(made[2].id);
+    expect((await ids(`tag=${encodeURIComponent(tag)}&enabled=true`)).ids).toEqual([made[2].id]);
+    expect((await ids(`tag=${encodeURIComponent(tag)}&enabled=false`)).ids).toEqual([made[4].id, made[0].id]);
+    expect((await ids(`tag=${encodeURIComponent(tag)}&query=${token}%20plain`)).ids).toEqual([made[2].id, made[0].id]);
+    // Exact and case-sensitive: no prefix, substring or case-folded match.
+    expect((await ids(`tag=${encodeURIComponent(tag.toUpperCase())}`)).ids).toEqual([]);
+    expect((await ids(`tag=${encodeURIComponent(tag.slice(0, -1))}`)).ids).toEqual([]);
+    expect((await ids('tag=team')).ids).not.toContain(made[0].id);
+    // The tag of a query is checked like a stored one.
+    for (const bad of ['tag=', `tag=${'x'.repeat(51)}`, 'tag=a%2Cb']) {
+      const response = await svc.api.get(wf(`?${bad}`));
+      expect(response.status, bad).toBe(400);
+      expect(response.body.detail.error).toBe('invalid_request');
+    }
+  });
+
+  it('reads a definition stored without tags (an older version) as having none', async () => {
+    const created = await svc.createWorkflow(createBody([echoStep('A')], { tags: ['legacy-check'] }));
+    const definitions = svc.store.collection('workflow_definitions');
+    const stored = await definitions.findOne({ name: created.name });
+    expect(stored!['tags']).toEqual(['legacy-check']);
+    await definitions.updateOne({ _id: stored!['_id'] }, { $unset: { tags: '' } });
+    expect(await definitions.findOne({ _id: stored!['_id'] })).not.toHaveProperty('tags');
+    expect((await svc.api.get(wf(`/${created.id}`))).body).toEqual({ ...created, tags: [] });
+    const listed = await svc.api.get(wf(`?query=${encodeURIComponent(created.name)}`));
+    expect(listed.body.workflows[0].tags).toEqual([]);
+    expect((await svc.api.get(wf('?tag=legacy-check'))).body.workflows).toEqual([]);
+    // A toggle keeps it tag-less; a PUT of tags gives it some.
+    expect((await svc.api.post(wf(`/${created.id}/toggle`), { enabled: true })).body.tags).toEqual([]);
+    expect((await svc.api.put(wf(`/${created.id}`), { tags: ['legacy-check'] })).body).toMatchObject({ tags: ['legacy-check'], version: 1 });
+  });
+});
+
+describe('running counts (includeRunning)', () => {
+  it('counts the runs of each listed workflow that have not ended, only when asked', async () => {
+    const token = uniqueName('running').replace(' ', '');
+    const gatedBody = { name: `${token} gated`, canvas: CANVAS, nodes: [{ ...echoStep('Gate'), id: 'gate', humanReview: { requiresConfirmation: true } }] };
+    const gated = await svc.createWorkflow(gatedBody);
+    await svc.enable(gated.id);
+    const held = [(await svc.trigger(gated.id)).body.runId as string, (await svc.trigger(gated.id)).body.runId as string];
+    for (const runId of held) await svc.waitForGate(gated.id, runId);
+    const done = await svc.runWorkflow({ name: `${token} done`, canvas: CANVAS, nodes: [echoStep('A')] });
+    const idle = await svc.createWorkflow({ name: `${token} idle`, canvas: CANVAS, nodes: [echoStep('A')] });
+
+    const counted = await svc.api.get(wf(`?query=${token}&includeRunning=true`));
+    expect(counted.status, counted.text).toBe(200);
+    const counts = Object.fromEntries(counted.body.workflows.map((w: any) => [w.id, w.runningCount]));
+    expect(counts).toEqual({ [gated.id]: 2, [done.workflowId]: 0, [idle.id]: 0 });
+
+    const plain = await svc.api.get(wf(`?query=${token}`));
+    expect(plain.body.workflows).toHaveLength(3);
+    for (const row of plain.body.workflows) expect(row).not.toHaveProperty('runningCount');
+    const off = await svc.api.get(wf(`?query=${token}&includeRunning=false`));
+    for (const row of off.body.workflows) expect(row).not.toHaveProperty('runningCount');
+    expect((await svc.api.get(wf('?includeRunning=maybe'))).status).toBe(400);
+
+    // A paused run has not ended either; decided and cancelled ones have.
+    expect((await svc.api.post(wf(`/${gated.id}/runs/${held[0]}/pause`))).body.status).toBe('paused');
+    const withPaused = await svc.api.get(wf(`?query=${encodeURIComponent(gated.name)}&includeRunning=true`));
+    expect(withPaused.body.workflows[0].runningCount).toBe(2);
+    expect((await svc.api.post(wf(`/${gated.id}/runs/${held[0]}/cancel`))).status).toBe(200);
+    expect((await svc.approve(gated.id, held[1]!, { stepId: 'gate', resolution: 'confirm' })).status).toBe(200);
+    await svc.waitForRun(gated.id, held[1]!);
+    const ended = await svc.api.get(wf(`?query=${encodeURIComponent(gated.name)}&includeRunning=true`));
+    expect(ended.body.workflows[0].runningCount).toBe(0);
   });
 });
 

@@ -12,6 +12,7 @@ import { installBodyGuard } from './plugins/body-guard.ts';
 import { ssePlugin } from './plugins/sse.ts';
 import swagger from './plugins/swagger.ts';
 import approvalRoutes from './routes/approvals.ts';
+import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
 import runRoutes from './routes/runs.ts';
@@ -53,6 +54,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(directiveRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(humanRequestRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(ssePlugin, { heartbeatInterval: 15_000 });
   await app.register(eventRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });

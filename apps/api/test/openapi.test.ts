@@ -27,6 +27,8 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}',
         'DELETE /api/v1/workflows/{workflow_id}/runs/{run_id}',
         'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/approve',
+        'POST /api/v1/workflows/{workflow_id}/runs/{run_id}/human-requests',
+        'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/human-requests/{request_id}',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/children',

@@ -1,7 +1,9 @@
 /**
  * HITL v2 rules that need no I/O (spec "Resolve HITL Requirement", "StepRequirementSummary",
  * "PendingUserInputField"; DESIGN.md "HITL v2"): the requirement a gate raises, the API address of
- * a gate, and the validation of a decision against the requirement it decides.
+ * a gate, and the validation of a decision against the requirement it decides. Also the human
+ * requests an agent executing a step raises (phase `ask`, issue #8): stored and decided like gates,
+ * but the interpreter never waits for them.
  */
 import { InvalidRequestError } from './errors.ts';
 import { MAX_USER_JSON_DEPTH, jsonDepth } from './mapping.ts';
@@ -19,6 +21,8 @@ export interface Decision {
   userInput: Record<string, unknown> | null;
   selectedChoices: string[] | null;
   decidedBy: 'human' | 'timeout';
+  /** The person who decided (a human decision), see RequirementRecord.decidedByUser. */
+  decidedByUser?: string | null;
 }
 
 /**
@@ -41,6 +45,19 @@ export function stepIdOf(nodeId: string, iterationPath: string, phase: GatePhase
  */
 export function gateKeyOf(nodeId: string, iterationPath: string, phase: GatePhase, round: number, iteration?: number): string {
   return `${nodeId}@${iterationPath}#${phase}${iteration === undefined ? '' : `:${iteration}`}#${round}`;
+}
+
+/**
+ * API address of a human request (phase `ask`): the node's first-gate address plus
+ * `:ask-<token>`, e.g. `review@2:ask-9f86d081884c`. `token` (random) makes it unique per request.
+ */
+export function askStepIdOf(nodeId: string, iterationPath: string, token: string): string {
+  return `${stepIdOf(nodeId, iterationPath)}:ask-${token}`;
+}
+
+/** Key of a human request (phase `ask`): no traversal ever looks it up, so it only has to be unique. */
+export function askGateKeyOf(nodeId: string, iterationPath: string, token: string): string {
+  return `${nodeId}@${iterationPath}#ask:${token}#0`;
 }
 
 /** What a gate asks, beyond its node's HumanReview. */
@@ -120,6 +137,105 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
   };
 }
 
+/** The form field of a free-text human request: the person's answer. */
+export const ASK_RESPONSE_FIELD = 'response';
+
+/** What an agent executing a step asks a person (POST .../human-requests). */
+export interface AskRequest {
+  node: Pick<WorkflowNode, 'id' | 'name' | 'nodeType'>;
+  iterationPath: string;
+  /** Unique token of this request (random), see {@link askStepIdOf}. */
+  token: string;
+  prompt: string;
+  context: string | null;
+  /** The answers to pick from (one of them); null for a free-text answer. */
+  choices: string[] | null;
+  /** The request expires this many seconds after `now` when nobody answered; null: never. */
+  timeoutSeconds: number | null;
+  now: Date;
+}
+
+/**
+ * Builds the (undecided) requirement of a human request. It reads like a gate to the approvals
+ * inbox and /approve: with `choices` a route selection of one choice (`availableChoices`), else a
+ * form of one optional free-text field `response`; the message is the prompt followed by the
+ * context. Its timeout clock starts at once (`timeoutAt`), and expiry closes it with `cancel`
+ * (onTimeout); a rejection (onReject `skip`) only answers the agent. Neither touches the run.
+ */
+export function buildAskRequirement(request: AskRequest): RequirementRecord {
+  const { node, iterationPath, token, choices, now } = request;
+  return {
+    schemaVersion: 1,
+    stepId: askStepIdOf(node.id, iterationPath, token),
+    gateKey: askGateKeyOf(node.id, iterationPath, token),
+    nodeId: node.id,
+    iterationPath,
+    phase: 'ask',
+    round: 0,
+    stepName: node.name,
+    stepType: node.nodeType,
+    requiresConfirmation: false,
+    requiresUserInput: choices === null,
+    requiresOutputReview: false,
+    requiresRouteSelection: choices !== null,
+    confirmationMessage: null,
+    userInputMessage: request.context ? `${request.prompt}\n\n${request.context}` : request.prompt,
+    userInputSchema:
+      choices === null
+        ? [{ name: ASK_RESPONSE_FIELD, fieldType: 'str', description: 'Your answer', required: false, value: null, allowedValues: null }]
+        : null,
+    outputReviewMessage: null,
+    availableChoices: choices === null ? null : [...choices],
+    allowMultipleSelections: false,
+    stepOutput: null,
+    isPostExecution: false,
+    confirmed: null,
+    rejectionFeedback: null,
+    editedOutput: null,
+    userInput: null,
+    selectedChoices: null,
+    resolution: null,
+    decidedBy: null,
+    retryCount: 0,
+    maxRetries: null,
+    onTimeout: 'cancel',
+    onReject: 'skip',
+    requestedAt: now,
+    timeoutSeconds: request.timeoutSeconds,
+    timeoutAt: request.timeoutSeconds === null ? null : new Date(now.getTime() + request.timeoutSeconds * 1000),
+    decidedAt: null,
+    prompt: request.prompt,
+    context: request.context,
+  };
+}
+
+/** Where a human request stands, as the agent that asked it learns it. */
+export interface AskOutcome {
+  status: 'pending' | 'answered' | 'cancelled' | 'expired';
+  /** `approved` for an answer, `blocked` for a rejection, an expiry or a cancellation; null while pending. */
+  decision: 'approved' | 'blocked' | null;
+  /** The answer: the free text, the picked choice, or a rejection's feedback; else null. */
+  response: string | null;
+  /** Who answered (see RequirementRecord.decidedByUser); null unless a person did. */
+  answeredBy: string | null;
+}
+
+/**
+ * The outcome of a human request: pending while undecided; a person's decision answers it
+ * (confirm, user_input, route_select approve; reject blocks, with its feedback as the response);
+ * a timeout expires it; the run's end (`run_ended`) cancels it.
+ */
+export function askOutcomeOf(requirement: RequirementRecord): AskOutcome {
+  if (requirement.decidedAt === null) return { status: 'pending', decision: null, response: null, answeredBy: null };
+  if (requirement.decidedBy === 'timeout') return { status: 'expired', decision: 'blocked', response: null, answeredBy: null };
+  if (requirement.decidedBy !== 'human') return { status: 'cancelled', decision: 'blocked', response: null, answeredBy: null };
+  const answeredBy = requirement.decidedByUser ?? null;
+  if (requirement.resolution === 'reject') return { status: 'answered', decision: 'blocked', response: requirement.rejectionFeedback, answeredBy };
+  const text = requirement.userInput?.[ASK_RESPONSE_FIELD];
+  const response = requirement.selectedChoices?.[0] ?? (typeof text === 'string' ? text : null);
+  return { status: 'answered', decision: 'approved', response, answeredBy };
+}
+
 /**
  * Checks a human decision against the requirement (spec "Resolution x Requirement Type
  * Compatibility") and returns the fields to store. Throws InvalidRequestError (400) on a
@@ -143,6 +259,7 @@ export function validateDecision(requirement: RequirementRecord, body: ApproveBo
     case 'confirm':
       if (requirement.requiresUserInput) decision.userInput = checkUserInput(requirement, {}, step);
       if (requirement.requiresRouteSelection && suggestedChoice(requirement) === null) {
+        if (requirement.phase === 'ask') throw new InvalidRequestError(`Resolution 'confirm' cannot answer ${step}: pick one of its choices with route_select`);
         throw new InvalidRequestError(`Resolution 'confirm' needs a suggested route, and ${step} has none (its router has no conditionCel); use route_select`);
       }
       return decision;

@@ -16,3 +16,4 @@ export * from './retry-plan.ts';
 export * from './hitl.ts';
 export * from './iteration-path.ts';
 export * from './schemas/approval.ts';
+export * from './schemas/human-request.ts';

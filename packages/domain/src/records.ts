@@ -8,7 +8,10 @@ import type { NodeRunStatus, RunStatus } from './run-status.ts';
 import type { DefinitionSnapshot, PendingUserInputField, ResolvedDependency } from './schemas/run.ts';
 import type { NodeType, WorkflowCanvas, WorkflowNode } from './schemas/workflow.ts';
 
-/** `workflow_definitions` document. `version` starts at 1 and grows with each definition change. */
+/**
+ * `workflow_definitions` document. `version` starts at 1 and grows with each definition change
+ * (not with `enabled` or `tags`, which are metadata).
+ */
 export interface WorkflowRecord {
   id: string;
   name: string;
@@ -16,6 +19,8 @@ export interface WorkflowRecord {
   canvas: WorkflowCanvas;
   nodes: WorkflowNode[];
   enabled: boolean;
+  /** Distinct tags in the order given; [] for a definition stored before tags existed. */
+  tags: string[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -24,8 +29,12 @@ export interface WorkflowRecord {
 /** How a requirement was decided (the API's five resolutions plus the timeout outcomes). */
 export type Resolution = 'confirm' | 'reject' | 'edit' | 'user_input' | 'route_select' | 'skip' | 'cancel';
 
-/** Where in a node's execution a gate sits. */
-export type GatePhase = 'pre' | 'post' | 'decision' | 'iteration';
+/**
+ * Where in a node's execution a gate sits; `ask` is no gate but a question an agent executing the
+ * node asks a person (a human request, hitl.ts `buildAskRequirement`): the interpreter never waits
+ * for it.
+ */
+export type GatePhase = 'pre' | 'post' | 'decision' | 'iteration' | 'ask';
 
 /**
  * A HITL gate stored on the run (`pending_requirements[]`), spec "StepRequirementSummary" plus
@@ -65,14 +74,22 @@ export interface RequirementRecord {
   resolution: Resolution | null;
   /** Who decided: a person, the timeout sweeper, or nobody because the run ended first. */
   decidedBy: 'human' | 'timeout' | 'run_ended' | null;
+  /**
+   * The person who decided (`decidedBy: 'human'`), as the identity headers of /approve named them:
+   * `x-switchyard-username`, else `x-switchyard-user-id`, else `api`. Absent on older records.
+   */
+  decidedByUser?: string | null;
+  /** Human requests (phase `ask`) only: the question and its optional context, as the agent asked them. */
+  prompt?: string;
+  context?: string | null;
   retryCount: number;
   maxRetries: number | null;
   onTimeout: 'approve' | 'skip' | 'cancel';
   onReject: 'skip' | 'cancel' | 'retry' | 'else_branch';
   requestedAt: Date;
-  /** From humanReview; the clock starts when the run parks with this gate visible. */
+  /** From humanReview (or a human request); a gate's clock starts when the run parks with this gate visible. */
   timeoutSeconds: number | null;
-  /** When the timeout fires; null until the gate has been visible (the run parked on it). */
+  /** When the timeout fires; null until the gate has been visible (the run parked on it). Set at once for a human request. */
   timeoutAt: Date | null;
   decidedAt: Date | null;
 }

@@ -10,7 +10,8 @@
  *   `omittedSnapshots` (node runs) or `omittedFields` (gates), so that clients fetch it
  *   from `GET .../nodes/{node_run_id}`, which always returns every snapshot in full;
  * - run detail and run list entries carry at most {@link MAX_INLINE_NODE_RUNS} node runs (the
- *   first by `startedAt`), with `nodeRunCount` and `nodeRunsUrl` for the paginated list.
+ *   first by `startedAt`), with `nodeRunCount` and `nodeRunsUrl` for the paginated list, and
+ *   `nodeStatusCounts` over all of them with at most {@link MAX_ACTIVE_NODE_IDS} `activeNodeIds`.
  * Sizes are bytes of the value's JSON text (UTF-8). Error texts are cut to
  * {@link MAX_ERROR_CHARS} characters wherever they are stored.
  */
@@ -23,6 +24,9 @@ export const RESPONSE_SNAPSHOT_BUDGET_BYTES = 4 * 1024 * 1024;
 
 /** Node runs carried by one run in a run detail or run list response. */
 export const MAX_INLINE_NODE_RUNS = 100;
+
+/** Node ids a run's `activeNodeIds` lists at most. */
+export const MAX_ACTIVE_NODE_IDS = 20;
 
 /** Node runs per page of `GET .../nodes`: the default and the maximum. */
 export const NODE_RUN_PAGE_SIZE = 100;

@@ -6,7 +6,7 @@ const requirement = (stepId: string, fields: Partial<RequirementRecord>): Requir
   ({ stepId, decidedAt: new Date(), decidedBy: 'human', resolution: 'confirm', onReject: 'skip', ...fields }) as RequirementRecord;
 
 describe('the plan of a full retry', () => {
-  it('replays human and timeout decisions, not those that cancelled the run nor gates closed by its end', () => {
+  it('replays human and timeout decisions, not those that cancelled the run, gates closed by its end, nor human requests', () => {
     const replayed = decisionsToReplay([
       requirement('confirmed', {}),
       requirement('rejected-retry', { resolution: 'reject', onReject: 'retry' }),
@@ -15,6 +15,7 @@ describe('the plan of a full retry', () => {
       requirement('timeout-cancel', { decidedBy: 'timeout', resolution: 'cancel' }),
       requirement('closed', { decidedBy: 'run_ended', resolution: 'cancel' }),
       requirement('undecided', { decidedAt: null, decidedBy: null, resolution: null }),
+      requirement('human-request', { phase: 'ask' }),
     ]);
     expect(replayed.map((r) => r.stepId)).toEqual(['confirmed', 'rejected-retry', 'timed-out']);
   });

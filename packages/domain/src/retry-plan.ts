@@ -5,7 +5,8 @@
  * an iteration that was rejected and re-run (`3r1`), a route a person picked, a form's values —
  * and completed outputs on that path are not shown to anyone again. Decisions that ended the
  * source are not replayed (a gate that cancelled the run is asked again), nor gates closed only
- * because the run ended (`run_ended`).
+ * because the run ended (`run_ended`), nor human requests (phase `ask`): they belong to the
+ * executor call that asked them.
  */
 import type { NodeRunRecord, RequirementRecord } from './records.ts';
 import type { WorkflowNode } from './schemas/workflow.ts';
@@ -19,7 +20,9 @@ export function nodeRunsToReuse(source: readonly NodeRunRecord[]): NodeRunRecord
 
 /** The decided requirements of the source a full retry replays (see the module comment). */
 export function decisionsToReplay(source: readonly RequirementRecord[]): RequirementRecord[] {
-  return source.filter((requirement) => requirement.decidedAt !== null && requirement.decidedBy !== 'run_ended' && !cancelledTheRun(requirement));
+  return source.filter(
+    (requirement) => requirement.phase !== 'ask' && requirement.decidedAt !== null && requirement.decidedBy !== 'run_ended' && !cancelledTheRun(requirement),
+  );
 }
 
 /** True when the decision cancelled the run: a rejection under `onReject: cancel`, or a `cancel` (timeout). */

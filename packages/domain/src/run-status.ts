@@ -19,6 +19,9 @@ export const SETTLED_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['completed',
 /** Node-run statuses of a node run that has not ended (closed as `cancelled` when its run ends otherwise than completed). */
 export const OPEN_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['pending', 'running', 'awaiting_approval'];
 
+/** Node-run statuses of a node that is executing or held at a HITL gate right now (a run's `activeNodeIds`). */
+export const ACTIVE_NODE_RUN_STATUSES: readonly NodeRunStatus[] = ['running', 'awaiting_approval'];
+
 /**
  * Run statuses an instance may claim without anything else to check (queued, or running without a
  * live owner); a parked run (`awaiting_approval`) is claimable only with a decision not yet consumed.

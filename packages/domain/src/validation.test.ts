@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from './errors.ts';
 import type { WorkflowNodeInput } from './schemas/workflow.ts';
-import { MAX_TOTAL_LOOP_ITERATIONS, countNodes, normalizeCanvas, normalizeDefinition, type DefinitionChecks } from './validation.ts';
+import { MAX_TOTAL_LOOP_ITERATIONS, countNodes, normalizeCanvas, normalizeDefinition, normalizeTags, type DefinitionChecks } from './validation.ts';
 
 const checks: DefinitionChecks = {
   hasExecutor: (key) => ['echo', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'].includes(key),
@@ -242,5 +242,17 @@ describe('normalizeCanvas', () => {
 
   it('rejects a zoom that is not positive', () => {
     expect(() => normalizeCanvas({ viewport: { zoom: 0 } })).toThrow('zoom must be > 0');
+  });
+});
+
+describe('normalizeTags', () => {
+  it('drops duplicates, keeping the first occurrence first, and makes absent tags []', () => {
+    expect(normalizeTags(['b', 'a', 'b', 'team:x', 'a'])).toEqual(['b', 'a', 'team:x']);
+    expect(normalizeTags(undefined)).toEqual([]);
+    expect(normalizeTags([])).toEqual([]);
+  });
+
+  it('compares exactly: case and spaces make different tags', () => {
+    expect(normalizeTags(['Ops', 'ops', 'ops '])).toEqual(['Ops', 'ops', 'ops ']);
   });
 });

@@ -84,6 +84,14 @@ export function normalizeCanvas(canvas: { viewport: { x?: number; y?: number; zo
 }
 
 /**
+ * Normalizes workflow tags (their characters, length and number are checked by the body schema):
+ * duplicates dropped, first occurrence first; absent is [].
+ */
+export function normalizeTags(tags: readonly string[] | undefined): string[] {
+  return [...new Set(tags ?? [])];
+}
+
+/**
  * Validates and normalizes a node list. Throws InvalidRequestError (400) with every problem in
  * `problems` when anything is wrong.
  */

@@ -3,9 +3,10 @@
  * fields (lease, triggering identity, directive, counters) are left out.
  */
 import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from './records.ts';
-import { jsonByteLength, type SnapshotBudget } from './response-bounds.ts';
+import { MAX_ACTIVE_NODE_IDS, jsonByteLength, type SnapshotBudget } from './response-bounds.ts';
 import { deriveRunState } from './run-state.ts';
-import type { NodeRunDetail, RequirementRecordView, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
+import { ACTIVE_NODE_RUN_STATUSES, type NodeRunStatus } from './run-status.ts';
+import type { NodeRunDetail, NodeStatusCounts, RequirementRecordView, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
 import type { WorkflowDetail, WorkflowSummary } from './schemas/workflow.ts';
 import { countNodes } from './validation.ts';
 
@@ -20,23 +21,26 @@ export function toWorkflowDetail(record: WorkflowRecord): WorkflowDetail {
     canvas: record.canvas,
     nodes: record.nodes,
     enabled: record.enabled,
+    tags: record.tags,
     version: record.version,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
   };
 }
 
-/** WorkflowRecord -> one row of the workflow list. */
-export function toWorkflowSummary(record: WorkflowRecord): WorkflowSummary {
+/** WorkflowRecord -> one row of the workflow list; `runningCount` (runs not ended) only when given. */
+export function toWorkflowSummary(record: WorkflowRecord, runningCount?: number): WorkflowSummary {
   return {
     id: record.id,
     name: record.name,
     description: record.description,
     numNodes: countNodes(record.nodes),
     enabled: record.enabled,
+    tags: record.tags,
     version: record.version,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
+    ...(runningCount === undefined ? {} : { runningCount }),
   };
 }
 
@@ -74,11 +78,45 @@ export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots
   };
 }
 
-/** The node runs a run response carries: the first ones (as views), how many there are in all, and where to list them all. */
+/**
+ * What a run response carries of its node runs: the first ones (as views), how many there are in
+ * all, where to list them all, and how all of them stand (see {@link NodeRunTally}).
+ */
 export interface NodeRunExcerpt {
   items: NodeRunDetail[];
   total: number;
   url: string;
+  statusCounts: NodeStatusCounts;
+  activeNodeIds: string[];
+}
+
+/**
+ * How all node runs of one run stand: how many there are, how many in each status, and the
+ * (distinct, sorted, at most {@link MAX_ACTIVE_NODE_IDS}) ids of the nodes executing or held at a
+ * gate now.
+ */
+export interface NodeRunTally {
+  total: number;
+  counts: NodeStatusCounts;
+  activeNodeIds: string[];
+}
+
+/** The tally of a run without node runs. */
+export function emptyNodeRunTally(): NodeRunTally {
+  return { total: 0, counts: { pending: 0, running: 0, awaiting_approval: 0, completed: 0, failed: 0, skipped: 0, cancelled: 0 }, activeNodeIds: [] };
+}
+
+/** Tallies the node runs of one run (any order; only their node id and status are read). */
+export function tallyNodeRuns(nodeRuns: Iterable<{ nodeId: string; status: NodeRunStatus }>): NodeRunTally {
+  const tally = emptyNodeRunTally();
+  const active = new Set<string>();
+  for (const { nodeId, status } of nodeRuns) {
+    tally.total += 1;
+    if (Object.hasOwn(tally.counts, status)) tally.counts[status] += 1;
+    if (ACTIVE_NODE_RUN_STATUSES.includes(status)) active.add(nodeId);
+  }
+  tally.activeNodeIds = [...active].sort().slice(0, MAX_ACTIVE_NODE_IDS);
+  return tally;
 }
 
 /** The run's RunStateView at `now` (epoch ms), from its status, lease and pending gates. */
@@ -115,6 +153,8 @@ export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt, now: numb
     nodeRuns: nodeRuns.items,
     nodeRunCount: nodeRuns.total,
     nodeRunsUrl: nodeRuns.url,
+    nodeStatusCounts: nodeRuns.statusCounts,
+    activeNodeIds: nodeRuns.activeNodeIds,
     runState: runStateOf(run, now),
   };
 }
@@ -170,6 +210,9 @@ export function toRequirementSummary(requirement: RequirementRecord, budget?: Sn
     decidedAt: _decidedAt,
     timeoutSeconds: _timeoutSeconds,
     timeoutAt,
+    decidedByUser: _decidedByUser,
+    prompt: _prompt,
+    context: _context,
     ...summary
   } = requirement;
   const view: StepRequirementSummary = { ...summary, timeoutAt: iso(timeoutAt) };

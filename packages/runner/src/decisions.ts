@@ -2,7 +2,8 @@
  * Recording a HITL decision, the same way for a person (/approve) and for the timeout sweeper
  * (DESIGN.md "HITL v2"): one compare-and-set on the undecided requirement, then a
  * `requirement.decided` run event is written — best effort, since the decision is stored — then
- * the run is woken.
+ * the run is woken. A human request (phase `ask`) wakes nothing: no traversal consumes its
+ * decision (the agent that asked polls the request), so the run is left as it is.
  */
 import type { Decision, RequirementRecord, RunRecord } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
@@ -28,7 +29,8 @@ export async function recordDecision(
   now: Date,
   expiredAt?: Date,
 ): Promise<RunRecord | null> {
-  const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt);
+  const wakes = requirement.phase !== 'ask';
+  const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt, wakes);
   if (!decided) return null;
   // The event goes first, so that it precedes what the continued run writes (its final event last).
   await deps.repos.events
@@ -42,6 +44,6 @@ export async function recordDecision(
       now,
     )
     .catch((error: unknown) => deps.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
-  deps.wake(run.id);
+  if (wakes) deps.wake(run.id);
   return decided;
 }

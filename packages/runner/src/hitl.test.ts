@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import type { WorkflowNodeInput } from '@switchyard/domain';
+import { buildAskRequirement, type WorkflowNodeInput } from '@switchyard/domain';
 import { TimeoutSweeper } from './sweeper.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
 import { ManualClock } from './testing/manual-clock.ts';
@@ -194,6 +194,39 @@ describe('timeout sweeper', () => {
       expect((await h.repos.nodeRuns.listByRun(parked.id))[0]!.status).toBe(decidedBy === 'human' ? 'completed' : 'skipped');
     }
     expect([...winners].every((w) => w === 'human' || w === 'timeout')).toBe(true);
+  });
+
+  it('human requests: raised without the lease while a step executes, timed at once, expired without waking, closed by the run end', async () => {
+    const wf = await h.createWorkflow([step('Agent', { executorKey: 'wait', config: { ms: 300 } }), step('B')]);
+    const run = await h.createRun(wf.id);
+    const done = h.engine.start(run.id);
+    await clock.untilSleepers(1); // Agent is in flight
+    const ask = (token: string, timeoutSeconds: number | null) =>
+      buildAskRequirement({ node: wf.nodes[0]!, iterationPath: '', token, prompt: 'Sure?', context: null, choices: null, timeoutSeconds, now: clock.now() });
+    const expiring = ask('t1', 0.1);
+    const open = ask('t2', null);
+    const stored = await h.repos.runs.addRequirementToLiveRun(run.id, expiring, clock.now());
+    expect(stored).toMatchObject({ status: 'running', leaseOwner: h.engine.owner });
+    expect(await h.repos.runs.addRequirementToLiveRun(run.id, expiring, clock.now())).toBeNull(); // same key
+    expect(await h.repos.runs.addRequirementToLiveRun(run.id, open, clock.now())).not.toBeNull();
+    expect((await h.pending(run.id))[0]!.timeoutAt).toEqual(new Date(clock.now().getTime() + 100));
+
+    const wakes: string[] = [];
+    const sweeper = sweeperFor((id) => wakes.push(id));
+    await clock.advance(100);
+    expect(await sweeper.sweep()).toBe(1);
+    expect(wakes).toEqual([]);
+    const swept = (await h.repos.runs.get(run.id))!;
+    expect(swept).toMatchObject({ status: 'running', wakeSeq: stored!.wakeSeq, wakePending: false });
+    expect(swept.pendingRequirements[0]).toMatchObject({ decidedBy: 'timeout', resolution: 'cancel' });
+
+    await clock.advance(200); // Agent ends; the run goes on as if nobody had asked
+    await done;
+    const ended = (await h.repos.runs.get(run.id))!;
+    expect(ended.status).toBe('completed');
+    expect(h.executors.calls.map((c) => c.key)).toEqual(['wait', 'echo']);
+    expect(ended.pendingRequirements.map((r) => r.decidedBy)).toEqual(['timeout', 'run_ended']);
+    expect(await h.repos.runs.addRequirementToLiveRun(run.id, ask('t3', null), clock.now())).toBeNull(); // ended
   });
 });
 

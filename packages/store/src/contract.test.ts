@@ -134,6 +134,26 @@ describe.each(contractBackends())('DocumentStore contract: $name', (backend) => 
       expect(await ids({ decided: { $ne: null } })).toEqual([2, 3]);
     });
 
+    it('equality on an array field matches any element (multikey index or not), also beside $or', async () => {
+      for (const indexed of [false, true]) {
+        const tagged = fresh();
+        if (indexed) await tagged.createIndex({ tags: 1 }, { name: 'tags' });
+        await tagged.insertOne({ _id: 1, name: 'one', tags: ['a', 'b'] });
+        await tagged.insertOne({ _id: 2, name: 'two', tags: ['b'] });
+        await tagged.insertOne({ _id: 3, name: 'three', tags: [] });
+        await tagged.insertOne({ _id: 4, name: 'four' });
+        const found = async (filter: Document) => (await tagged.find(filter, { sort: { _id: 1 } })).map((doc) => doc._id);
+        expect(await found({ tags: 'b' }), `indexed: ${indexed}`).toEqual([1, 2]);
+        expect(await found({ tags: 'a' })).toEqual([1]);
+        expect(await found({ tags: 'B' })).toEqual([]);
+        expect(await found({ tags: 'b', $or: [{ name: { $regex: 'ON', $options: 'i' } }, { name: 'x' }] })).toEqual([1]);
+        expect(await tagged.countDocuments({ tags: 'b' })).toBe(2);
+        await tagged.updateOne({ _id: 2 }, { $set: { tags: ['c'] } });
+        expect(await found({ tags: 'b' })).toEqual([1]);
+        expect(await found({ tags: 'c' })).toEqual([2]);
+      }
+    });
+
     it('countDocuments', async () => {
       expect(await items.countDocuments({})).toBe(3);
       expect(await items.countDocuments({ 'meta.owner': 'ann' })).toBe(2);

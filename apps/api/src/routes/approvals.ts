@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApproveBody, ApproveResponse, ErrorBody } from '@switchyard/domain';
 import { resolveRequirement } from '../services/approval-service.ts';
+import { requesterOf } from '../services/identity.ts';
 import type { AppServices } from '../services/index.ts';
 import { RunParams } from './params.ts';
 
@@ -17,20 +18,25 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         description:
           'Records one decision on the pending requirement `stepId` with a compare-and-set: of concurrent decisions exactly one gets 200, ' +
           'every other 409 (as does a decision on a requirement decided earlier, by a person or a timeout). The response returns at once; ' +
-          'the run continues by itself — poll the run detail. 400 when the resolution does not fit the requirement or its payload is missing or invalid; ' +
-          '404 for an unknown workflow, run or stepId.',
+          'the run continues by itself — poll the run detail. The decider (`x-switchyard-username`, else `x-switchyard-user-id`, else `api`) is recorded ' +
+          "(a human request's `answeredBy`). A human request (`stepId` = its `requestId`) is answered the same way: confirm or user_input " +
+          '`{"userInput": {"response": "..."}}` for free text, route_select with one of its choices, reject (with optional `feedback`). ' +
+          '400 when the resolution does not fit the requirement or its payload is missing or invalid; 404 for an unknown workflow, run or stepId.',
         params: RunParams,
         body: ApproveBody,
         response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
     },
     async (request) => {
-      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body);
+      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, requesterOf(request.headers));
       return {
         runId: run.id,
         status: run.status,
         resolvedStepId: requirement.stepId,
-        message: `Requirement resolved as ${request.body.resolution}; run resuming`,
+        message:
+          requirement.phase === 'ask'
+            ? `Human request answered as ${request.body.resolution}`
+            : `Requirement resolved as ${request.body.resolution}; run resuming`,
       };
     },
   );

@@ -30,15 +30,22 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       schema: {
         tags,
         operationId: 'listWorkflows', summary: 'List workflows',
-        description: '`query` matches name or description (case-insensitive, literal text). Newest first.',
+        description:
+          '`query` matches name or description (case-insensitive, literal text); `tag` keeps the workflows carrying that tag ' +
+          '(exact match); `enabled` keeps enabled (true) or disabled (false) ones; all may be combined. Newest first. `includeRunning=true` adds `runningCount` to each workflow: its ' +
+          'runs that have not ended (pending, running, paused, awaiting_approval).',
         querystring: WorkflowListQuery,
         response: { 200: WorkflowListResponse, 400: ErrorBody },
       },
     },
     async (request) => {
-      const { query, page = 1, perPage = 20 } = request.query;
-      const { items, total } = await services.repos.definitions.list(query || undefined, page, perPage);
-      return { workflows: items.map(toWorkflowSummary), pagination: pagination(total, page, perPage) };
+      const { query, tag, enabled, includeRunning = false, page = 1, perPage = 20 } = request.query;
+      const { items, total } = await services.repos.definitions.list({ search: query || undefined, tag, enabled }, page, perPage);
+      const running = includeRunning ? await services.repos.runs.countUnfinishedByWorkflow(items.map((item) => item.id)) : null;
+      return {
+        workflows: items.map((item) => toWorkflowSummary(item, running ? (running.get(item.id) ?? 0) : undefined)),
+        pagination: pagination(total, page, perPage),
+      };
     },
   );
 
@@ -84,7 +91,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       schema: {
         tags,
         operationId: 'updateWorkflow', summary: 'Update a workflow',
-        description: 'Every field is optional. A change of name, description, canvas or nodes bumps `version`.',
+        description: 'Every field is optional. A change of name, description, canvas or nodes bumps `version`; `enabled` and `tags` do not.',
         params: WorkflowParams,
         body: WorkflowUpdateBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },

@@ -28,15 +28,19 @@ export interface ResolvedRequirement {
   requirement: RequirementRecord;
 }
 
-/** Records one decision and wakes the run. Throws 400/404/409 as described above. */
-export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody): Promise<ResolvedRequirement> {
+/**
+ * Records one decision, made by `decidedBy` (stored as the requirement's `decidedByUser`), and
+ * wakes the run (unless it decides a human request, which no traversal consumes). Throws
+ * 400/404/409 as described above.
+ */
+export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody, decidedBy: string | null = null): Promise<ResolvedRequirement> {
   const run = await requireRun(services, workflowId, runId);
   if (isTerminalRunStatus(run.status)) throw runEnded(run);
   const forStep = run.pendingRequirements.filter((r) => r.stepId === body.stepId);
   if (forStep.length === 0) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
   const requirement = forStep.find((r) => r.decidedAt === null);
   if (!requirement) throw alreadyDecided(forStep.at(-1)!);
-  const decision = validateDecision(requirement, body);
+  const decision = { ...validateDecision(requirement, body), decidedByUser: decidedBy };
   const now = services.clock.now();
   const decided = await recordDecision({ repos: services.repos, wake: (id) => services.engine.start(id), logger: services.logger }, run, requirement, decision, now);
   if (!decided) {

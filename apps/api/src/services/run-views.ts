@@ -8,6 +8,7 @@ import {
   JSON_NULL_BYTES,
   MAX_INLINE_NODE_RUNS,
   SnapshotBudget,
+  emptyNodeRunTally,
   requirementsOfNodeRun,
   toNodeRunDetail,
   pendingRequirementsOf,
@@ -22,6 +23,7 @@ import {
   type NodeRunDetail,
   type NodeRunExcerpt,
   type NodeRunRecord,
+  type NodeRunTally,
   type OmittedSnapshots,
   type RequirementRecord,
   type RunRecord,
@@ -92,19 +94,36 @@ function hasAllSizes(head: NodeRunRecord): boolean {
   return FIELDS.every(([, key]) => typeof head.snapshotBytes?.[key] === 'number');
 }
 
-/** The node runs a run response carries: the first {@link MAX_INLINE_NODE_RUNS}, their total and the list's path. */
-export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget): Promise<NodeRunExcerpt> {
+/**
+ * What a run response carries of its node runs: the first {@link MAX_INLINE_NODE_RUNS}, their
+ * total, the list's path, and `tally` (how all of them stand, from `NodeRuns.tallyByRuns`).
+ */
+export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget, tally: NodeRunTally): Promise<NodeRunExcerpt> {
   const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
-  const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : await repos.nodeRuns.countByRun(run.id);
+  // Two reads of a live run may see different node runs: the list wins while it holds them all.
+  const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : Math.max(tally.total, heads.length);
   const items = await nodeRunViews(repos, heads, budget, run.pendingRequirements ?? []);
-  return { items, total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes` };
+  return {
+    items,
+    total,
+    url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes`,
+    statusCounts: tally.counts,
+    activeNodeIds: tally.activeNodeIds,
+  };
 }
 
-/** Run-list rows for `runs` (read with the list projection), within one response budget, their runState at `now` (epoch ms). */
+/**
+ * Run-list rows for `runs` (read with the list projection), within one response budget, their
+ * runState at `now` (epoch ms); the node-run tallies of the whole page come from one read.
+ */
 export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[], now: number): Promise<RunSummary[]> {
   const budget = new SnapshotBudget();
+  const tallies = await repos.nodeRuns.tallyByRuns(runs.map((run) => run.id));
   const rows: RunSummary[] = [];
-  for (const run of runs) rows.push(toRunSummary(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now));
+  for (const run of runs) {
+    const excerpt = await nodeRunExcerpt(repos, apiPrefix, run, budget, tallies.get(run.id) ?? emptyNodeRunTally());
+    rows.push(toRunSummary(run, excerpt, now));
+  }
   return rows;
 }
 
@@ -127,5 +146,6 @@ export async function runListPage(
 export async function runDetail(repos: Repositories, apiPrefix: string, run: RunRecord, now: number): Promise<RunDetail> {
   const budget = new SnapshotBudget();
   const pending = pendingRequirementsOf(run).map((requirement) => toRequirementSummary(requirement, budget));
-  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now, budget, pending);
+  const tally = (await repos.nodeRuns.tallyByRuns([run.id])).get(run.id) ?? emptyNodeRunTally();
+  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget, tally), now, budget, pending);
 }

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   normalizeCanvas,
   normalizeDefinition,
+  normalizeTags,
   type RunRecord,
   type WorkflowCreateBody,
   type WorkflowRecord,
@@ -36,12 +37,14 @@ export async function requireRun(services: AppServices, workflowId: string, runI
 export async function createWorkflow(services: AppServices, body: WorkflowCreateBody): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);
   const canvas = normalizeCanvas(body.canvas);
-  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes }, services.clock.now());
+  const tags = normalizeTags(body.tags);
+  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags }, services.clock.now());
 }
 
 /**
  * Applies a PUT. Nodes are validated like on create. `version` grows when name, description,
- * canvas or nodes change; toggling `enabled` alone keeps it.
+ * canvas or nodes change (what a run executes, or a reader of its snapshot sees); `enabled` and
+ * `tags` are metadata and keep it.
  */
 export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody): Promise<WorkflowRecord> {
   const current = await requireWorkflow(services, id);
@@ -51,6 +54,7 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
   if (body.canvas !== undefined) changes.canvas = normalizeCanvas(body.canvas);
   if (body.nodes !== undefined) changes.nodes = normalizeDefinition(body.nodes, services.checks);
   if (body.enabled !== undefined) changes.enabled = body.enabled;
+  if (body.tags !== undefined) changes.tags = normalizeTags(body.tags);
   const definitionChanged = (['name', 'description', 'canvas', 'nodes'] as const).some(
     (field) => field in changes && JSON.stringify(changes[field]) !== JSON.stringify(current[field]),
   );

@@ -8,7 +8,7 @@ import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
 import { RUN_STATES } from '../run-state.ts';
 import { PENDING_DIRECTIVES } from '../run-control.ts';
-import { NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
+import { MAX_ACTIVE_NODE_IDS, NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
 
 
 export const RunStatusSchema = Type.Enum([...RUN_STATUSES]);
@@ -211,6 +211,21 @@ export const RunStateViewSchema = Type.Object({
   computedAt: Timestamp,
 });
 
+/** How many node runs of a run are in each status: all of them, not only the ones a response lists. */
+export const NodeStatusCounts = Type.Object(
+  {
+    pending: Type.Integer(),
+    running: Type.Integer(),
+    awaiting_approval: Type.Integer(),
+    completed: Type.Integer(),
+    failed: Type.Integer(),
+    skipped: Type.Integer(),
+    cancelled: Type.Integer(),
+  },
+  { description: "How many of the run's node runs (all of them, not only those listed in nodeRuns) are in each status" },
+);
+export type NodeStatusCounts = Static<typeof NodeStatusCounts>;
+
 const runFields = {
   id: Type.String(),
   workflowDefinitionId: Type.String(),
@@ -230,6 +245,11 @@ const runFields = {
   nodeRuns: Type.Array(NodeRunDetail, { description: 'The first node runs by startedAt (at most 100); nodeRunsUrl lists them all, page by page' }),
   nodeRunCount: Type.Integer({ description: 'How many node runs the run has' }),
   nodeRunsUrl: Type.String({ description: 'Path of the paginated node-run list of this run' }),
+  nodeStatusCounts: NodeStatusCounts,
+  activeNodeIds: Type.Array(Type.String(), {
+    maxItems: MAX_ACTIVE_NODE_IDS,
+    description: `Ids of the nodes with a node run running or awaiting approval (containers included), distinct, sorted, at most ${MAX_ACTIVE_NODE_IDS}`,
+  }),
   runState: RunStateViewSchema,
 };
 

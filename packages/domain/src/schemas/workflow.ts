@@ -187,6 +187,23 @@ export const WorkflowNode = Type.Cyclic(
 export type WorkflowNode = Static<typeof WorkflowNode>;
 export type RouterChoice = WorkflowNode['choices'][number];
 
+/** Most tags one workflow carries. */
+export const MAX_WORKFLOW_TAGS = 20;
+
+/** What a tag may hold: 1-50 letters, digits, spaces and `_ . : / -`. */
+export const WORKFLOW_TAG_PATTERN = '^[A-Za-z0-9 _.:/-]{1,50}$';
+
+const tagRules = { minLength: 1, maxLength: 50, pattern: WORKFLOW_TAG_PATTERN } as const;
+
+/** One tag: free-form metadata to group and filter workflows (e.g. `team:billing`, `nightly`). */
+export const WorkflowTag = Type.String({ ...tagRules, description: '1-50 characters: letters, digits, space, _ . : / -; compared exactly (case-sensitive)' });
+
+/** Tags as clients send them: duplicates are dropped on save (first occurrence kept). */
+const WorkflowTagsInput = Type.Array(WorkflowTag, {
+  maxItems: MAX_WORKFLOW_TAGS,
+  description: `At most ${MAX_WORKFLOW_TAGS}; duplicates are dropped. Metadata: a change does not bump version`,
+});
+
 /** Body of POST /workflows. `enabled` cannot be set: workflows are created disabled. */
 export const WorkflowCreateBody = Type.Object(
   {
@@ -194,6 +211,7 @@ export const WorkflowCreateBody = Type.Object(
     description: Type.Optional(Type.Union([Type.String({ maxLength: 5000 }), Type.Null()])),
     canvas: WorkflowCanvasInput,
     nodes: Type.Array(WorkflowNodeInput),
+    tags: Type.Optional(WorkflowTagsInput),
   },
   { additionalProperties: true },
 );
@@ -207,6 +225,7 @@ export const WorkflowUpdateBody = Type.Object(
     canvas: Type.Optional(WorkflowCanvasInput),
     nodes: Type.Optional(Type.Array(WorkflowNodeInput)),
     enabled: Type.Optional(Type.Boolean()),
+    tags: Type.Optional(WorkflowTagsInput),
   },
   { additionalProperties: true },
 );
@@ -225,7 +244,8 @@ export const WorkflowDetail = Type.Object(
     canvas: WorkflowCanvas,
     nodes: Type.Array(WorkflowNode),
     enabled: Type.Boolean(),
-    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description)' }),
+    tags: Type.Array(Type.String(), { description: 'Metadata for grouping and filtering (GET /workflows?tag=); [] when none' }),
+    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description); not by enabled or tags' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -240,15 +260,25 @@ export const WorkflowSummary = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   numNodes: Type.Integer({ description: 'Nodes at every depth of the tree' }),
   enabled: Type.Boolean(),
+  tags: Type.Array(Type.String()),
   version: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  runningCount: Type.Optional(
+    Type.Integer({ description: 'With includeRunning=true only: runs of the workflow that have not ended (pending, running, paused, awaiting_approval)' }),
+  ),
 });
 export type WorkflowSummary = Static<typeof WorkflowSummary>;
 
-/** Query of GET /workflows: `query` searches name and description (case-insensitive, literal). */
+/**
+ * Query of GET /workflows: `query` searches name and description (case-insensitive, literal),
+ * `tag` keeps the workflows carrying that tag, `includeRunning` adds `runningCount` to each row.
+ */
 export const WorkflowListQuery = Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200 })),
+  tag: Type.Optional(Type.String({ ...tagRules, description: 'Only workflows carrying this tag (exact, case-sensitive)' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) workflows' })),
+  includeRunning: Type.Optional(Type.Boolean({ description: 'Add runningCount (runs not ended) to each workflow; one more store read per listed workflow' })),
   ...PageQuery.properties,
 });
 export type WorkflowListQuery = Static<typeof WorkflowListQuery>;

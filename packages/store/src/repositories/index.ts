@@ -11,7 +11,7 @@ import { WorkflowRuns } from './workflow-runs.ts';
 export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
-export { WorkflowDefinitions, type WorkflowChanges } from './workflow-definitions.ts';
+export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
 export { WorkflowRuns, type NewRun, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';
 

@@ -2,8 +2,8 @@
  * `node_runs` repository: one document per (run, node id, iteration path), unique
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
-import type { NodeRunRecord, NodeRunStatus, NodeType, SnapshotField } from '@switchyard/domain';
-import { JSON_NULL_BYTES, OPEN_NODE_RUN_STATUSES, boundedText, fromStoredUserData, jsonByteLength, toStoredUserData } from '@switchyard/domain';
+import type { NodeRunRecord, NodeRunStatus, NodeRunTally, NodeType, SnapshotField } from '@switchyard/domain';
+import { JSON_NULL_BYTES, OPEN_NODE_RUN_STATUSES, boundedText, fromStoredUserData, jsonByteLength, tallyNodeRuns, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -81,6 +81,26 @@ export class NodeRuns {
   /** How many node runs a run has. */
   async countByRun(runId: string): Promise<number> {
     return this.collection.countDocuments({ workflow_run_id: oid(runId) });
+  }
+
+  /**
+   * How the node runs of each run of `runIds` stand (counts by status, active node ids; see
+   * `tallyNodeRuns`), by run id, every run of `runIds` included: one read over all of them,
+   * of `workflow_run_id`, `node_id` and `status` only.
+   */
+  async tallyByRuns(runIds: readonly string[]): Promise<Map<string, NodeRunTally>> {
+    const ids = [...new Set(runIds)];
+    const byRun = new Map<string, Array<{ nodeId: string; status: NodeRunStatus }>>(ids.map((id) => [id, []]));
+    if (ids.length > 0) {
+      const docs = await this.collection.find(
+        { workflow_run_id: ids.length === 1 ? oid(ids[0]!) : { $in: ids.map(oid) } },
+        { projection: { _id: 0, workflow_run_id: 1, node_id: 1, status: 1 } },
+      );
+      for (const doc of docs) {
+        byRun.get((doc.workflow_run_id as { toHexString(): string }).toHexString())?.push({ nodeId: doc.node_id as string, status: doc.status as NodeRunStatus });
+      }
+    }
+    return new Map([...byRun].map(([runId, nodeRuns]) => [runId, tallyNodeRuns(nodeRuns)]));
   }
 
   /** The `field` snapshot of each node run in `nodeRunIds`, by node run id (only that field is read). */

@@ -1,15 +1,26 @@
 /**
  * `workflow_definitions` repository. Names are unique (index `name_unique`): a clash is a
- * DuplicateEntryError (409 `duplicate_entry`).
+ * DuplicateEntryError (409 `duplicate_entry`). `tags` is a list of strings (multikey index
+ * `tags`); a document stored before tags existed has none and reads as [].
  */
 import { DuplicateEntryError, type WorkflowRecord } from '@switchyard/domain';
-import { isDuplicateKeyError, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
+import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
 
 export const WORKFLOW_DEFINITIONS = 'workflow_definitions';
 
 /** Fields a PUT may change; `version` is bumped when any definition field changes. */
-export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled'>>;
+export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags'>>;
+
+/** Filters of {@link WorkflowDefinitions.list}; absent fields do not filter. */
+export interface WorkflowListFilter {
+  /** Matches name or description, case-insensitively, as literal text. */
+  search?: string;
+  /** Only definitions carrying this tag (exact match). */
+  tag?: string;
+  /** Only enabled (true) or disabled (false) definitions. */
+  enabled?: boolean;
+}
 
 export class WorkflowDefinitions {
   private readonly collection: DocumentCollection;
@@ -21,11 +32,12 @@ export class WorkflowDefinitions {
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ name: 1 }, { unique: true, name: 'name_unique' });
     await this.collection.createIndex({ created_at: -1 }, { name: 'created_at' });
+    await this.collection.createIndex({ tags: 1 }, { name: 'tags' });
   }
 
-  /** Inserts a new definition (version 1, disabled). Throws DuplicateEntryError on a taken name. */
-  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'>, now: Date): Promise<WorkflowRecord> {
-    const record: WorkflowRecord = { id: newId(), ...fields, enabled: false, version: 1, createdAt: now, updatedAt: now };
+  /** Inserts a new definition (version 1, disabled; no tags unless given). Throws DuplicateEntryError on a taken name. */
+  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'> & { tags?: string[] }, now: Date): Promise<WorkflowRecord> {
+    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], enabled: false, version: 1, createdAt: now, updatedAt: now };
     await this.guardName(fields.name, () => this.collection.insertOne(recordToDocument(record)));
     return record;
   }
@@ -33,22 +45,24 @@ export class WorkflowDefinitions {
   /** The definition, or null. */
   async get(id: string): Promise<WorkflowRecord | null> {
     const doc = await this.collection.findOne({ _id: oid(id) });
-    return doc ? documentToRecord<WorkflowRecord>(doc) : null;
+    return doc ? toRecord(doc) : null;
   }
 
-  /**
-   * One page of definitions, newest first. `search` matches name or description,
-   * case-insensitively, as literal text. `page` is 1-based.
-   */
-  async list(search: string | undefined, page: number, perPage: number): Promise<{ items: WorkflowRecord[]; total: number }> {
-    const filter = search
-      ? { $or: [{ name: { $regex: escapeRegex(search), $options: 'i' } }, { description: { $regex: escapeRegex(search), $options: 'i' } }] }
-      : {};
+  /** One page of definitions matching `filter` (both filters must hold), newest first. `page` is 1-based. */
+  async list(filter: WorkflowListFilter, page: number, perPage: number): Promise<{ items: WorkflowRecord[]; total: number }> {
+    const query: Document = {};
+    if (filter.search) {
+      const pattern = { $regex: escapeRegex(filter.search), $options: 'i' };
+      query.$or = [{ name: pattern }, { description: pattern }];
+    }
+    // Equality on an array field: the definitions whose `tags` contain it.
+    if (filter.tag !== undefined) query.tags = filter.tag;
+    if (filter.enabled !== undefined) query.enabled = filter.enabled;
     const [docs, total] = await Promise.all([
-      this.collection.find(filter, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
-      this.collection.countDocuments(filter),
+      this.collection.find(query, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
+      this.collection.countDocuments(query),
     ]);
-    return { items: docs.map((d) => documentToRecord<WorkflowRecord>(d)), total };
+    return { items: docs.map(toRecord), total };
   }
 
   /**
@@ -60,7 +74,7 @@ export class WorkflowDefinitions {
     delete set._id;
     const update = definitionChanged ? { $set: set, $inc: { version: 1 } } : { $set: set };
     const doc = await this.guardName(changes.name, () => this.collection.findOneAndUpdate({ _id: oid(id) }, update));
-    return doc ? documentToRecord<WorkflowRecord>(doc) : null;
+    return doc ? toRecord(doc) : null;
   }
 
   /** Ids of the workflows after `afterId` (all when null), in id order, at most `limit`: for scans in batches. */
@@ -90,4 +104,10 @@ export class WorkflowDefinitions {
       throw error;
     }
   }
+}
+
+/** Document -> record; a definition stored before tags existed has none. */
+function toRecord(doc: Document): WorkflowRecord {
+  const record = documentToRecord<WorkflowRecord>(doc);
+  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [] };
 }

@@ -302,19 +302,34 @@ export class WorkflowRuns {
   }
 
   /**
+   * Adds a requirement raised by no traversal (a human request, phase `ask`) to a run that has not
+   * ended, whoever executes it: no lease needed (the run's owner is busy executing the step that
+   * asks). Unless one with the same `gateKey` exists. Returns the run with it, or null when the run
+   * does not exist, has ended, or already has that key.
+   */
+  async addRequirementToLiveRun(runId: string, requirement: RequirementRecord, now: Date): Promise<RunRecord | null> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(runId), status: { $nin: [...TERMINAL_RUN_STATUSES] }, 'pending_requirements.gate_key': { $ne: requirement.gateKey } },
+      { $push: { pending_requirements: toDocument(requirement) }, $set: { updated_at: now } },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
    * Records a decision on the requirement `gateKey` with one compare-and-set: the filter requires
    * that element to be undecided (`$[r]` + arrayFilters), so of concurrent deciders exactly one
    * gets the run back and every other gets null. `expiredAt` restricts it to a requirement whose
-   * timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending`.
+   * timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending` unless `wakes` is false
+   * (a decision no traversal consumes: a human request).
    */
-  async decideRequirement(runId: string, gateKey: string, decision: Decision, now: Date, expiredAt?: Date): Promise<RunRecord | null> {
+  async decideRequirement(runId: string, gateKey: string, decision: Decision, now: Date, expiredAt?: Date, wakes = true): Promise<RunRecord | null> {
     const element: Record<string, unknown> = { gate_key: gateKey, decided_at: null, ...(expiredAt ? { timeout_at: { $lte: expiredAt } } : {}) };
-    const set: Record<string, unknown> = { updated_at: now, wake_pending: true };
+    const set: Record<string, unknown> = { updated_at: now, ...(wakes ? { wake_pending: true } : {}) };
     const fields = { ...decision, decidedAt: now };
     for (const [key, value] of Object.entries(toDocument<Record<string, unknown>>(fields))) set[`pending_requirements.$[r].${key}`] = value;
     const doc = await this.collection.findOneAndUpdate(
       { _id: oid(runId), status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: element } },
-      { $set: set, $inc: { wake_seq: 1 } },
+      { $set: set, ...(wakes ? { $inc: { wake_seq: 1 } } : {}) },
       { arrayFilters: [Object.fromEntries(Object.entries(element).map(([k, v]) => [`r.${k}`, v]))] },
     );
     return doc ? toRecord(doc) : null;
@@ -464,6 +479,19 @@ export class WorkflowRuns {
   async listUnfinishedIds(workflowId: string): Promise<string[]> {
     const docs = await this.collection.find({ workflow_definition_id: oid(workflowId), status: { $nin: [...TERMINAL_RUN_STATUSES] } }, { projection: { _id: 1 } });
     return docs.map(hexId);
+  }
+
+  /**
+   * How many runs of each workflow of `workflowIds` have not ended (pending, running, paused,
+   * awaiting approval), by workflow id: one count per workflow (index `workflow_started`), so
+   * nothing is read into memory however many runs are queued.
+   */
+  async countUnfinishedByWorkflow(workflowIds: readonly string[]): Promise<Map<string, number>> {
+    const ids = [...new Set(workflowIds)];
+    const counts = await Promise.all(
+      ids.map((id) => this.collection.countDocuments({ workflow_definition_id: oid(id), status: { $nin: [...TERMINAL_RUN_STATUSES] } })),
+    );
+    return new Map(ids.map((id, i) => [id, counts[i]!]));
   }
 
   /** Ended runs (completed, failed, cancelled) that finished before `cutoff`, oldest first, at most `limit`: run and workflow ids. */
