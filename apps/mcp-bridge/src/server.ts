@@ -107,7 +107,7 @@ export function buildServer(deps: ServerDeps): Server {
     if (!tool) {
       return failure({ code: 'INVALID_INPUT', message: `Unknown tool '${request.params.name}' (tools: ${[...byName.keys()].join(', ')})`, details: { fields: ['name'] } });
     }
-    const context: ToolContext = { api: deps.api, signal: extra.signal, sleep: deps.sleep ?? sleep, now: deps.now ?? Date.now };
+    const context: ToolContext = { api: deps.api, signal: extra.signal, meta: request.params._meta ?? {}, sleep: deps.sleep ?? sleep, now: deps.now ?? Date.now };
     return callTool(tool, request.params.arguments, context, deps.logger);
   });
   return server;

@@ -39,6 +39,8 @@ export interface ToolContext {
   api: ApiClient;
   /** Aborted when the client cancels the call or the server shuts down. */
   signal: AbortSignal;
+  /** The call's `_meta` (e.g. the run context Switchyard's MCP executor sends; see tools/run-context.ts). */
+  meta: Record<string, unknown>;
   /** Sleeps, abortable (injected so tests need not wait). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   now(): number;

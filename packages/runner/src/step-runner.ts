@@ -157,6 +157,7 @@ export class StepRunner {
             runId: ledger.run.id,
             nodeId: step.node.id,
             nodeName: step.node.name,
+            iterationPath: step.iterationPath,
             identity: { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes },
           },
         });

@@ -9,6 +9,7 @@ import { getWorkflow } from './semantic/get-workflow.ts';
 import { listRuns } from './semantic/list-runs.ts';
 import { listWorkflows } from './semantic/list-workflows.ts';
 import { runWorkflow } from './semantic/run-workflow.ts';
+import { askHuman } from './semantic/ask-human.ts';
 import { CONTROL_TOOLS } from './semantic/control/index.ts';
 import { INSPECT_TOOLS } from './semantic/inspect/index.ts';
 import { WORKFLOWS_TOOLS } from './semantic/workflows/index.ts';
@@ -24,6 +25,7 @@ export const SEMANTIC_TOOLS: readonly AnyTool[] = [
   getRunTool,
   ...INSPECT_TOOLS,
   ...CONTROL_TOOLS,
+  askHuman,
 ];
 
 /** The orchestrator surface. */

@@ -24,6 +24,12 @@ import { formatArgumentProblems } from './tool-arguments.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall } from './types.ts';
 
+/**
+ * `_meta` keys of every MCP tool call an executor makes: the run, node and iteration path it is
+ * made for (MCP reserves `_meta` for such data; keys are prefixed with our domain).
+ */
+export const RUN_META_KEYS = { runId: 'io.switchyard/run-id', nodeId: 'io.switchyard/node-id', iterationPath: 'io.switchyard/iteration-path' } as const;
+
 /** JSON-RPC errors meaning the request itself is wrong: sending it again cannot succeed. */
 const NON_RETRYABLE_CODES: ReadonlySet<number> = new Set([
   ErrorCode.InvalidParams,
@@ -64,7 +70,9 @@ export function createMcpExecutor(
     }
     logger.debug({ executor: key, server, tool, ...request.context, attempt: request.attempt }, 'calling MCP tool');
     // The default result schema (CallToolResultSchema) guarantees the current result shape.
-    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments }, undefined, {
+    // The run context travels in `_meta`: a tool that acts for the run (e.g. the bridge's ask_human) knows where it is called from.
+    const _meta = { [RUN_META_KEYS.runId]: request.context.runId, [RUN_META_KEYS.nodeId]: request.context.nodeId, [RUN_META_KEYS.iterationPath]: request.context.iterationPath ?? '' };
+    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
       signal: request.signal,
       timeout: timeoutMs,
     })) as CallToolResult;

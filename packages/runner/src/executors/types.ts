@@ -18,6 +18,8 @@ export interface ExecutorCall {
     runId: string;
     nodeId: string;
     nodeName: string;
+    /** Where in the run's loops the step executes ('' outside loops). */
+    iterationPath?: string;
     /**
      * Who triggered the run (captured at trigger time, also after a HITL pause), for executors
      * that act on a user's behalf. Null fields when the trigger carried no identity.
