@@ -1,0 +1,20 @@
+import * as z from 'zod/v4';
+import { defineTool } from '../../../tool.ts';
+import { WORKFLOWS } from '../../shared.ts';
+import { DefinitionSchema, createBodyOf } from './definition.ts';
+
+export const validateWorkflow = defineTool({
+  name: 'validate_workflow',
+  title: 'Validate a workflow definition',
+  description:
+    'Checks a workflow definition exactly as create_workflow would (node rules, executor keys, CEL expressions, limits) without ' +
+    'saving anything. Call it while authoring a definition. Returns `valid` and `problems` (every problem found; empty when valid). ' +
+    'Whether the name is taken is not checked.',
+  kind: 'read',
+  input: z.object({ definition: DefinitionSchema.describe('The workflow definition: the REST create body, name included') }),
+  output: z.object({ valid: z.boolean(), problems: z.array(z.string()).describe('Every problem found; empty when valid') }),
+  async run(args, { api }) {
+    const checked = await api.post<{ valid: boolean; problems: string[] }>(`${WORKFLOWS}/validate`, createBodyOf(args.definition));
+    return { valid: checked.valid, problems: checked.problems };
+  },
+});
