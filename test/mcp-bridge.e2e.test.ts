@@ -23,9 +23,36 @@ afterAll(async () => {
 const EXPECTED_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'> = {
   list_workflows: 'read',
   get_workflow: 'read',
+  create_workflow: 'write',
+  validate_workflow: 'read',
+  toggle_workflow: 'write',
+  delete_workflow: 'irreversible',
+  run_workflow: 'launch',
   list_runs: 'read',
   get_run: 'read',
+  watch_run: 'read',
+  explain_run: 'read',
+  get_node_detail: 'read',
+  list_artifacts: 'read',
+  get_run_events: 'read',
+  get_timeline: 'read',
+  list_pending_approvals: 'read',
+  resolve_approval: 'irreversible',
+  pause_run: 'write',
+  resume_run: 'launch',
+  cancel_run: 'irreversible',
+  retry_run: 'write',
+  rerun_node: 'write',
+  replay_run: 'write',
+  ask_human: 'write',
+};
+
+/** The orchestrator surface's tools and kinds. */
+const ORCHESTRATOR_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'> = {
   run_workflow: 'launch',
+  list_workflows: 'read',
+  create_workflow: 'write',
+  cancel_workflow: 'irreversible',
 };
 
 describe('tools/list', () => {
@@ -40,8 +67,9 @@ describe('tools/list', () => {
       expect(tool.outputSchema.properties.ok, name).toBeDefined();
       const kind = SEMANTIC_TOOLS.find((t) => t.name === name)!.kind;
       expect(tool.annotations, name).toEqual(annotationsOf(kind, tool.title));
-      if (EXPECTED_KIND[name]) expect(kind, name).toBe(EXPECTED_KIND[name]);
+      expect(kind, name).toBe(EXPECTED_KIND[name]);
     }
+    expect([...tools.keys()].sort()).toEqual(Object.keys(EXPECTED_KIND).sort());
     expect(tools.get('list_runs').annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
     expect(tools.get('run_workflow').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
   });
@@ -147,7 +175,10 @@ describe('gating', () => {
   it('the orchestrator surface lists exactly its tools', async () => {
     const orchestrator = await bridgeInProcess(svc.baseUrl, ['--surface', 'orchestrator']);
     try {
-      expect([...(await orchestrator.tools()).keys()]).toEqual(ORCHESTRATOR_TOOLS.map((t) => t.name));
+      const tools = await orchestrator.tools();
+      expect([...tools.keys()]).toEqual(['run_workflow', 'list_workflows', 'create_workflow', 'cancel_workflow']);
+      for (const [name, tool] of tools) expect(tool.annotations, name).toEqual(annotationsOf(ORCHESTRATOR_KIND[name]!, tool.title));
+      expect(ORCHESTRATOR_TOOLS.map((t) => t.name)).toEqual([...tools.keys()]);
     } finally {
       await orchestrator.close();
     }
