@@ -68,7 +68,7 @@ describe('GET /api/v1/approvals', () => {
     expect(inbox.status).toBe(200);
     const mine = inbox.body.approvals.filter((a: any) => [first.runId, second.runId].includes(a.runId));
     expect(mine.map((a: any) => a.requirement.stepId)).toEqual(['confirm', 'review:review']);
-    expect(mine[0]).toMatchObject({ runId: first.runId, workflowId: first.workflowId, runStatus: 'awaiting_approval', nodeId: 'confirm' });
+    expect(mine[0]).toMatchObject({ runId: first.runId, workflowId: first.workflowId, runStatus: 'awaiting_approval', nodeId: 'confirm', iterationPath: '', phase: 'pre' });
     expect(mine[0].workflowName).toMatch(/^inbox one /);
     expect(mine[1].requirement).toMatchObject({ isPostExecution: true, stepOutput: { arguments: { note: 'look at me' } } });
 

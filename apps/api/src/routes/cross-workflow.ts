@@ -105,6 +105,8 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
         workflowName: names.get(run.workflowDefinitionId) ?? null,
         runStatus: run.status,
         nodeId: requirement.nodeId,
+        iterationPath: requirement.iterationPath,
+        phase: requirement.phase,
         requestedAt: requirement.requestedAt.toISOString(),
         requirement: toRequirementSummary(full.get(run.id)?.get(requirement.gateKey) ?? requirement, budget),
       }));

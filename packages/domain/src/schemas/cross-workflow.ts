@@ -46,6 +46,8 @@ export const PendingApproval = Type.Object({
   workflowName,
   runStatus: RunStatusSchema,
   nodeId: Type.String(),
+  iterationPath: Type.String({ description: "Where in the run's loops the gate is ('' outside loops; see NodeRunDetail.iterationPath)" }),
+  phase: Type.String({ description: 'pre (before the node runs), decision (condition/router), post (output review), iteration (loop iteration review), ask (a human request)' }),
   requestedAt: Timestamp,
   requirement: StepRequirementSummary,
 });
