@@ -96,6 +96,10 @@ export interface RestApproval {
   workflowName: string | null;
   runStatus: string;
   nodeId: string;
+  /** Where the gate sits in the run's loops (API rows carry it; a run's requirements may not). */
+  iterationPath?: string;
+  /** pre | decision | post | iteration | ask */
+  phase?: string;
   requestedAt: string;
   requirement: RestRequirement;
 }
@@ -133,7 +137,7 @@ function allowedResolutionsOf(requirement: RestRequirement, isHumanRequest: bool
 /** A REST approval row (or a run's requirement with its run) -> ApprovalItem. */
 export function toApprovalItem(row: RestApproval): ApprovalItem {
   const requirement = row.requirement;
-  const isHumanRequest = requirement.stepId.includes(':ask-');
+  const isHumanRequest = row.phase !== undefined ? row.phase === 'ask' : requirement.stepId.includes(':ask-');
   const messages = [requirement.confirmationMessage, requirement.userInputMessage, requirement.outputReviewMessage].filter((m): m is string => typeof m === 'string' && m !== '');
   return {
     runId: row.runId,
@@ -144,7 +148,7 @@ export function toApprovalItem(row: RestApproval): ApprovalItem {
     stepId: requirement.stepId,
     stepName: requirement.stepName ?? null,
     stepType: requirement.stepType ?? null,
-    ...placeOf(row.nodeId, requirement.stepId, requirement.iterationPath),
+    ...placeOf(row.nodeId, requirement.stepId, row.iterationPath ?? requirement.iterationPath),
     requestedAt: row.requestedAt,
     timeoutAt: requirement.timeoutAt ?? null,
     isHumanRequest,
