@@ -30,6 +30,11 @@ describe('GET /api/v1/runs', () => {
     const ofB = await svc.api.get(`/api/v1/runs?workflowId=${b.workflowId}`);
     expect(ofB.body.runs.map((r: any) => r.id)).toEqual([b.run.id]);
     expect(ofB.body.pagination).toEqual({ total: 1, page: 1, perPage: 20, totalPages: 1 });
+    // Rows without their node runs, for long lists: the counts stay.
+    const lean = await svc.api.get(`/api/v1/runs?workflowId=${b.workflowId}&includeNodeRuns=false`);
+    expect(lean.body.runs[0]).toMatchObject({ id: b.run.id, nodeRuns: [], nodeRunCount: 1, nodeStatusCounts: { failed: 1 } });
+    const leanOfWorkflow = await svc.api.get(`/api/v1/workflows/${a.workflowId}/runs?includeNodeRuns=false`);
+    expect(leanOfWorkflow.body.runs[0]).toMatchObject({ id: a.run.id, nodeRuns: [], nodeRunCount: 1, nodeStatusCounts: { completed: 1 } });
     const failed = await svc.api.get(`/api/v1/runs?status=failed&perPage=100`);
     expect(failed.body.runs.every((r: any) => r.status === 'failed')).toBe(true);
     expect(failed.body.runs.map((r: any) => r.id)).toContain(b.run.id);

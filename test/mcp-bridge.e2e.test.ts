@@ -139,7 +139,7 @@ describe('errors come back as envelopes', () => {
     const down = await bridgeInProcess('http://127.0.0.1:9');
     try {
       const answer = await down.call('list_runs', {});
-      expect(answer.error).toMatchObject({ code: 'UNAVAILABLE', details: { url: 'http://127.0.0.1:9/api/v1/runs?page=1&perPage=20' } });
+      expect(answer.error).toMatchObject({ code: 'UNAVAILABLE', details: { url: 'http://127.0.0.1:9/api/v1/runs?page=1&perPage=20&includeNodeRuns=false' } });
       expect(answer.error!.message).toContain('http://127.0.0.1:9/api/v1/runs');
     } finally {
       await down.close();

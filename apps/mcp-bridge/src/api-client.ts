@@ -4,7 +4,7 @@
  * `detail.resource`, `detail.details`, `detail.problems`) and HTTP status; {@link ApiUnavailableError}
  * says the API could not be reached or did not answer in time, naming the URL.
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 
 /** An error answer of the API (status >= 400), with the fields of its `{ detail }` body. */
 export class ApiError extends Error {
@@ -60,7 +60,10 @@ export interface ApiClientOptions {
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = new URL(options.apiUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, { connections: 16, keepAliveTimeout: 30_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  // undici is loaded with the first request, not at start-up (cold start of the bridge).
+  let pool: Promise<Pool> | undefined;
+  const poolOf = () =>
+    (pool ??= import('undici').then(({ Pool }) => new Pool(base.origin, { connections: 16, keepAliveTimeout: 30_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })));
   const auth: Record<string, string> = options.apiToken ? { authorization: `Bearer ${options.apiToken}` } : {};
 
   async function call<T>(method: string, path: string, query: Query | undefined, body: unknown, headers: Record<string, string> = {}): Promise<T> {
@@ -69,7 +72,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const url = `${base.origin}${fullPath}`;
     let response;
     try {
-      response = await pool.request({
+      const client = await poolOf();
+      response = await client.request({
         method: method as 'GET',
         path: fullPath,
         headers: { accept: 'application/json', ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -106,7 +110,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     put: (path, body) => call('PUT', path, undefined, body),
     delete: async (path) => void (await call('DELETE', path, undefined, undefined)),
     url: (path) => `${base.origin}${prefix}${path}`,
-    close: () => pool.close(),
+    close: async () => {
+      if (pool) await (await pool).close();
+    },
   };
 }
 

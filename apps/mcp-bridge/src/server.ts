@@ -51,13 +51,39 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string,
   return json;
 }
 
+/** Listings computed at build time (scripts/build.ts defines it in the bundle; absent when run from the sources). */
+declare const SWITCHYARD_TOOL_LISTINGS: string | undefined;
+const PREBUILT = new Map<string, McpTool>(typeof SWITCHYARD_TOOL_LISTINGS === 'string' ? Object.entries(JSON.parse(SWITCHYARD_TOOL_LISTINGS) as Record<string, McpTool>) : []);
+
+/** Per tool, computed once per process: its strict input schema and its listing (HTTP builds a server per request). */
+const strictInputs = new WeakMap<AnyTool, AnyTool['input']>();
+const listings = new WeakMap<AnyTool, McpTool>();
+
+/** The tool's input schema, rejecting unknown keys. */
+function strictInput(tool: AnyTool): AnyTool['input'] {
+  let schema = strictInputs.get(tool);
+  if (!schema) strictInputs.set(tool, (schema = tool.input.strict()));
+  return schema;
+}
+
+/** The tool's listing: the build-time one when it matches the tool, else computed (once). */
+function listingOf(tool: AnyTool): McpTool {
+  let listing = listings.get(tool);
+  if (!listing) {
+    const prebuilt = PREBUILT.get(tool.name);
+    listing = prebuilt && prebuilt.title === tool.title && prebuilt.description === tool.description ? prebuilt : describeTool(tool);
+    listings.set(tool, listing);
+  }
+  return listing;
+}
+
 /** The MCP listing of a tool. */
-function describeTool(tool: AnyTool): McpTool {
+export function describeTool(tool: AnyTool): McpTool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchemaOf(tool.input.strict(), 'input') as McpTool['inputSchema'],
+    inputSchema: jsonSchemaOf(strictInput(tool), 'input') as McpTool['inputSchema'],
     // As the input side sees it: objects accept fields beyond those declared (the API may add some).
     outputSchema: jsonSchemaOf(envelopeSchema(tool.output), 'input') as McpTool['outputSchema'],
     annotations: annotationsOf(tool.kind, tool.title),
@@ -66,7 +92,7 @@ function describeTool(tool: AnyTool): McpTool {
 
 /** Runs one tool call: validate, run, wrap. Never throws. */
 export async function callTool(tool: AnyTool, args: unknown, context: ToolContext, logger?: Logger): Promise<ToolCallResult> {
-  const parsed = tool.input.strict().safeParse(args ?? {});
+  const parsed = strictInput(tool).safeParse(args ?? {});
   if (!parsed.success) {
     const { message, fields } = describeIssues(parsed.error.issues);
     return failure({ code: 'INVALID_INPUT', message, details: { fields } });
@@ -99,7 +125,7 @@ export function buildServer(deps: ServerDeps): Server {
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   let listing: McpTool[] | null = null;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    listing ??= deps.tools.map(describeTool);
+    listing ??= deps.tools.map(listingOf);
     return { tools: listing };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

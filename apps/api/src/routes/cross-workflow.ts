@@ -44,8 +44,8 @@ const crossWorkflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> 
       },
     },
     async (request) => {
-      const { status, workflowId, triggerSource, page = 1, perPage = 20 } = request.query;
-      const listed = await runListPage(services, API_PREFIX, { status, workflowId, triggerSource }, page, perPage);
+      const { status, workflowId, triggerSource, includeNodeRuns = true, page = 1, perPage = 20 } = request.query;
+      const listed = await runListPage(services, API_PREFIX, { status, workflowId, triggerSource }, page, perPage, includeNodeRuns);
       const names = await repos.definitions.namesOf(listed.runs.map((run) => run.workflowDefinitionId));
       return { runs: listed.runs.map((row) => ({ ...row, workflowName: names.get(row.workflowDefinitionId) ?? null })), pagination: listed.pagination };
     },

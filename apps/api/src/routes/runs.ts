@@ -115,8 +115,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     async (request) => {
       const workflowId = request.params.workflow_id;
       await requireWorkflow(services, workflowId);
-      const { status, page = 1, perPage = 20 } = request.query;
-      return runListPage(services, API_PREFIX, { workflowId, status }, page, perPage);
+      const { status, includeNodeRuns = true, page = 1, perPage = 20 } = request.query;
+      return runListPage(services, API_PREFIX, { workflowId, status }, page, perPage, includeNodeRuns);
     },
   );
 

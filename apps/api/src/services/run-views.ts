@@ -116,15 +116,21 @@ export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run
  * Run-list rows for `runs` (read with the list projection), within one response budget, their
  * runState at `now` (epoch ms); the node-run tallies of the whole page come from one read.
  */
-export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[], now: number): Promise<RunSummary[]> {
+export async function runSummaries(repos: Repositories, apiPrefix: string, runs: readonly RunRecord[], now: number, includeNodeRuns = true): Promise<RunSummary[]> {
   const budget = new SnapshotBudget();
   const tallies = await repos.nodeRuns.tallyByRuns(runs.map((run) => run.id));
   const rows: RunSummary[] = [];
   for (const run of runs) {
-    const excerpt = await nodeRunExcerpt(repos, apiPrefix, run, budget, tallies.get(run.id) ?? emptyNodeRunTally());
+    const tally = tallies.get(run.id) ?? emptyNodeRunTally();
+    const excerpt = includeNodeRuns ? await nodeRunExcerpt(repos, apiPrefix, run, budget, tally) : countsOnly(apiPrefix, run, tally);
     rows.push(toRunSummary(run, excerpt, now));
   }
   return rows;
+}
+
+/** A run row's node-run part without node runs (`includeNodeRuns=false`): the tally only. */
+function countsOnly(apiPrefix: string, run: RunRecord, tally: NodeRunTally): NodeRunExcerpt {
+  return { items: [], total: tally.total, url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes`, statusCounts: tally.counts, activeNodeIds: tally.activeNodeIds };
 }
 
 /** One page of run-list rows matching `filter`, newest first, with its pagination block. */
@@ -134,9 +140,10 @@ export async function runListPage(
   filter: RunListFilter,
   page: number,
   perPage: number,
+  includeNodeRuns = true,
 ): Promise<{ runs: RunSummary[]; pagination: Pagination }> {
   const { items, total } = await services.repos.runs.list(filter, page, perPage);
-  return { runs: await runSummaries(services.repos, apiPrefix, items, services.clock.now().getTime()), pagination: pagination(total, page, perPage) };
+  return { runs: await runSummaries(services.repos, apiPrefix, items, services.clock.now().getTime(), includeNodeRuns), pagination: pagination(total, page, perPage) };
 }
 
 /**

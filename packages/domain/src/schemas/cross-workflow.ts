@@ -5,7 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { PageQuery, Pagination, Timestamp, nullable, objectIdString } from './common.ts';
-import { RunDetail, RunStatusSchema, RunSummary, StepRequirementSummary } from './run.ts';
+import { IncludeNodeRuns, RunDetail, RunStatusSchema, RunSummary, StepRequirementSummary } from './run.ts';
 
 const workflowName = nullable(Type.String({ description: "The workflow's name (null when it was deleted meanwhile)" }));
 
@@ -14,6 +14,7 @@ export const AllRunsQuery = Type.Object({
   status: Type.Optional(RunStatusSchema),
   workflowId: Type.Optional(objectIdString('Only runs of this workflow')),
   triggerSource: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  includeNodeRuns: IncludeNodeRuns,
   ...PageQuery.properties,
 });
 export type AllRunsQuery = Static<typeof AllRunsQuery>;

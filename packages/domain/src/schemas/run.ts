@@ -279,8 +279,14 @@ export const RunDetail = Type.Object({
 export type RunDetail = Static<typeof RunDetail>;
 
 /** Query of GET /workflows/{id}/runs. */
+/** `includeNodeRuns=false`: run rows without their first node runs (`nodeRuns: []`; counts and `nodeRunCount` stay). */
+export const IncludeNodeRuns = Type.Optional(
+  Type.Boolean({ default: true, description: 'false: leave out each row\'s first node runs (nodeRuns is []); nodeStatusCounts, activeNodeIds and nodeRunCount stay. Much cheaper for long pages' }),
+);
+
 export const RunListQuery = Type.Object({
   status: Type.Optional(RunStatusSchema),
+  includeNodeRuns: IncludeNodeRuns,
   ...PageQuery.properties,
 });
 export type RunListQuery = Static<typeof RunListQuery>;

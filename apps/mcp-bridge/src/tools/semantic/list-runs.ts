@@ -27,7 +27,7 @@ export const listRuns = defineTool({
     const runs: RestRun[] = [];
     let total = 0;
     for (let i = 0, page = ((args.page ?? 1) - 1) * pagesPerCall + 1; i < pagesPerCall; i++, page++) {
-      const answer = await api.get<{ runs: RestRun[]; pagination: { total: number; totalPages: number } }>(RUNS, { workflowId, status: args.status, page, perPage });
+      const answer = await api.get<{ runs: RestRun[]; pagination: { total: number; totalPages: number } }>(RUNS, { workflowId, status: args.status, page, perPage, includeNodeRuns: false });
       runs.push(...answer.runs);
       total = answer.pagination.total;
       if (page >= answer.pagination.totalPages) break;
