@@ -70,7 +70,7 @@ describe('nesting and size', () => {
 describe('odd keys and text', () => {
   it('unknown keys in stepConfig and resolvedDependencies are ignored, even a NUL key', async () => {
     const created = await svc.createWorkflow(workflow([{ ...echoStep('A'), stepConfig: { maxRetries: 1, '\u0000': 1, foo_bar: 2 } }]));
-    expect(created.nodes[0].stepConfig).toEqual({ maxRetries: 1, onError: 'fail', backoffBaseSeconds: 1, backoffMaxSeconds: 60 });
+    expect(created.nodes[0].stepConfig).toEqual({ maxRetries: 1, onError: 'fail', backoffBaseSeconds: 1, backoffMaxSeconds: 60, timeoutSeconds: null });
     const put = await svc.api.put(wf(`/${created.id}`), { nodes: created.nodes });
     expect(put.body.version).toBe(1);
     await svc.enable(created.id);

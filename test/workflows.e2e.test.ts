@@ -142,7 +142,7 @@ describe('create and read', () => {
     expect(parallel).toMatchObject({ name: 'Enterprise Onboarding Path', nodeType: 'parallel', executorKey: null, stepConfig: null, config: {} });
     expect(parallel.children.map((c: any) => c.name)).toEqual(['Send Welcome Email', 'Create Premium Account', 'Notify Sales Team']);
     // Partial stepConfig gets the spec's defaults for the rest.
-    expect(parallel.children[0].stepConfig).toEqual({ maxRetries: 2, onError: 'skip', backoffBaseSeconds: 1, backoffMaxSeconds: 60 });
+    expect(parallel.children[0].stepConfig).toEqual({ maxRetries: 2, onError: 'skip', backoffBaseSeconds: 1, backoffMaxSeconds: 60, timeoutSeconds: null });
     expect(parallel.children[1]).toMatchObject({ executorKey: null, a2aPool: ['flaky', 'echo', 'builtin.echo'] });
     // No stepConfig given: null (not invented); no position given: (0, 0).
     expect(parallel.children[2]).toMatchObject({ stepConfig: null, position: { x: 0, y: 0 } });

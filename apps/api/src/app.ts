@@ -10,7 +10,10 @@ import { installJsonParser } from './plugins/json-body.ts';
 import { installValidators } from './plugins/validation.ts';
 import { installBodyGuard } from './plugins/body-guard.ts';
 import { ssePlugin } from './plugins/sse.ts';
-import swagger from './plugins/swagger.ts';
+import swagger, { DOCS_PREFIX } from './plugins/swagger.ts';
+import cors from './plugins/cors.ts';
+import securityHeaders from './plugins/security-headers.ts';
+import rateLimits, { type RateLimitOptions } from './plugins/rate-limits.ts';
 import approvalRoutes from './routes/approvals.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
@@ -30,11 +33,22 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger | false;
   /** Serve Swagger UI at /docs (default true). */
   docs?: boolean;
+  /**
+   * Browser origins allowed to call the API (CORS, plugins/cors.ts): exact origins, or `['*']`.
+   * Default none: no CORS headers, same-origin only.
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * Per-client limits of the trigger and approval routes (plugins/rate-limits.ts). Default none:
+   * nothing is limited, so tests and benches are never throttled; the server passes the
+   * configured limits (on by default, see config.ts).
+   */
+  rateLimits?: RateLimitOptions;
 }
 
 /**
- * Builds the app: error handling, OpenAPI, workflow and run routes, and /healthz.
- * The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
+ * Builds the app: error handling, security headers, CORS, rate limits, OpenAPI, workflow and run
+ * routes, and /healthz. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -49,6 +63,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installBodyGuard(app);
   await app.register(errorHandler);
   await app.register(httpErrors);
+  // The edge, before any route: their hooks and onRoute hooks must see every route.
+  await app.register(securityHeaders, { docsPrefix: DOCS_PREFIX });
+  await app.register(cors, { origins: options.corsOrigins ?? [] });
+  await app.register(rateLimits, options.rateLimits ?? { triggers: 0, approvals: 0 });
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });

@@ -37,7 +37,23 @@ export interface ServiceConfig {
   retentionIntervalMs: number;
   /** How long a trigger's `Idempotency-Key` is remembered, hours. */
   idempotencyTtlHours: number;
+  /**
+   * Browser origins allowed to call the API from another origin (CORS), exact `scheme://host[:port]`;
+   * `['*']` allows any origin; empty: no CORS headers (same-origin only).
+   */
+  corsOrigins: readonly string[];
+  /** Trigger-type requests (trigger, retry, replay, node rerun) one client may send a minute; 0: unlimited. */
+  rateLimitTriggersPerMinute: number;
+  /** Approval-type requests (approve, pause, resume, cancel) one client may send a minute; 0: unlimited. */
+  rateLimitApprovalsPerMinute: number;
 }
+
+/** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
+export const DEFAULT_TRIGGERS_PER_MINUTE = 600;
+/** Default of `SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`. */
+export const DEFAULT_APPROVALS_PER_MINUTE = 1_200;
+/** Largest per-minute limit accepted (a million a minute: effectively unlimited, but a number). */
+const MAX_PER_MINUTE = 1_000_000;
 
 /**
  * Reads the configuration. Throws an Error naming the variable when a value is malformed, so
@@ -60,7 +76,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     runsKeptPerWorkflow: optionalInteger(env, 'SWITCHYARD_RUNS_KEPT_PER_WORKFLOW', 1, 10_000_000),
     retentionIntervalMs: integer(env, 'SWITCHYARD_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),
     idempotencyTtlHours: integer(env, 'SWITCHYARD_IDEMPOTENCY_TTL_HOURS', 24, 1, 8_760),
+    corsOrigins: corsOrigins(env, 'SWITCHYARD_CORS_ORIGINS'),
+    rateLimitTriggersPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE', DEFAULT_TRIGGERS_PER_MINUTE, 0, MAX_PER_MINUTE),
+    rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
   };
+}
+
+/**
+ * A comma-separated list of exact origins (`https://canvas.example.com`, `http://localhost:5173`),
+ * or `*` alone for any origin. Unset, empty or only separators: none. Each entry must be an origin
+ * as a browser sends it in the `Origin` header (http or https, lower-case host, no default port, no
+ * path or trailing slash), since origins are compared exactly; a near miss names the form to write.
+ */
+function corsOrigins(env: NodeJS.ProcessEnv, name: string): readonly string[] {
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error(`${name}: '*' allows every origin and cannot be combined with other origins, got '${env[name]}'`);
+    return ['*'];
+  }
+  for (const entry of entries) {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new Error(`${name}: '${entry}' is not an origin (scheme://host[:port], e.g. https://canvas.example.com)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name}: '${entry}' is not an http or https origin`);
+    if (url.origin !== entry) {
+      throw new Error(`${name}: '${entry}' is not an exact origin (scheme://host[:port], no path, no trailing slash); write '${url.origin}'`);
+    }
+  }
+  return [...new Set(entries)];
 }
 
 /** Like {@link integer}, but unset (or empty) gives null: the feature is off. */

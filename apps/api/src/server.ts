@@ -12,7 +12,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: { service: 'switchyard-api' } });
   const services = await openServices(config, logger);
-  const app = await buildApp({ services, logger });
+  const app = await buildApp({
+    services,
+    logger,
+    corsOrigins: config.corsOrigins,
+    rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute },
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -25,7 +30,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ executors: services.executors.keys(), executorsFile: config.executorsFile, docs: `/docs` }, 'switchyard api ready');
+  logger.info(
+    {
+      executors: services.executors.keys(),
+      executorsFile: config.executorsFile,
+      docs: `/docs`,
+      corsOrigins: config.corsOrigins,
+      rateLimitsPerMinute: { triggers: config.rateLimitTriggersPerMinute || 'off', approvals: config.rateLimitApprovalsPerMinute || 'off' },
+    },
+    'switchyard api ready',
+  );
 }
 
 main().catch((error: unknown) => {

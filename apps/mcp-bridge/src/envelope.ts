@@ -94,7 +94,7 @@ function codeOf(error: ApiError): ErrorCode {
   if (error.status === 401) return 'UNAUTHORIZED';
   if (error.status === 403) return 'FORBIDDEN';
   if (error.status === 409) return 'CONFLICT';
-  if (error.status === 503) return 'UNAVAILABLE';
+  if (error.status === 503 || error.status === 429) return 'UNAVAILABLE'; // retry later (429: rate limited)
   if (error.status >= 400 && error.status < 500) return 'INVALID_INPUT';
   return 'INTERNAL_ERROR';
 }

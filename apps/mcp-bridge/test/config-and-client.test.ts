@@ -81,6 +81,7 @@ describe('the REST client', () => {
       expect(errorOf(new ApiError(403, 'forbidden', 'no', 'u'))).toMatchObject({ code: 'FORBIDDEN' });
       expect(errorOf(new ApiError(409, 'conflict', 'no', 'u'))).toMatchObject({ code: 'CONFLICT' });
       expect(errorOf(new ApiError(503, 'store_unavailable', 'later', 'u'))).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(errorOf(new ApiError(429, 'rate_limited', 'slow down', 'u'))).toMatchObject({ code: 'UNAVAILABLE', details: { status: 429 } });
       expect(errorOf(new ApiError(404, 'resource_not_found', 'gone', 'u', { resource: 'workflow' }))).toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
       expect(errorOf(new ApiError(404, 'resource_not_found', 'gone', 'u', { resource: 'node' }))).toMatchObject({ code: 'NODE_NOT_FOUND' });
       expect(errorOf(new ApiUnavailableError('http://h/x', 'ECONNREFUSED'))).toEqual({ code: 'UNAVAILABLE', message: 'The Switchyard API at http://h/x is unavailable: ECONNREFUSED', details: { url: 'http://h/x' } });

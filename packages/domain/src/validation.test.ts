@@ -4,7 +4,11 @@ import type { WorkflowNodeInput } from './schemas/workflow.ts';
 import { MAX_TOTAL_LOOP_ITERATIONS, countNodes, normalizeCanvas, normalizeDefinition, normalizeTags, type DefinitionChecks } from './validation.ts';
 
 const checks: DefinitionChecks = {
-  hasExecutor: (key) => ['echo', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'].includes(key),
+  hasExecutor: (key) => ['echo', 'tool', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'].includes(key),
+  checkPoolMember: (key) => {
+    if (!checks.hasExecutor(key)) return `unresolvable a2aPool agent '${key}'`;
+    return key === 'tool' ? "a2aPool agent 'tool' is an mcp executor, not an A2A agent" : null;
+  },
   checkExpression: (expression) => (expression.includes('@') ? `syntax error in '${expression}'` : null),
   checkConfig: (config) =>
     Object.entries(config).flatMap(([key, value]) =>
@@ -42,7 +46,7 @@ describe('normalizeDefinition', () => {
       conditionCel: null,
       loopConfig: null,
       humanReview: null,
-      stepConfig: { maxRetries: 2, onError: 'fail', backoffBaseSeconds: 1, backoffMaxSeconds: 60 },
+      stepConfig: { maxRetries: 2, onError: 'fail', backoffBaseSeconds: 1, backoffMaxSeconds: 60, timeoutSeconds: null },
     });
   });
 
@@ -75,6 +79,8 @@ describe('normalizeDefinition', () => {
     expect(problemsOf([step('S', { a2aPool: ['a1'] })])[0]).toContain('either executorKey or a2aPool, not both');
     expect(problemsOf([step('S', { executorKey: 'nope' })])[0]).toContain("unknown executorKey 'nope'");
     expect(problemsOf([{ name: 'S', nodeType: 'step', a2aPool: ['a1', 'ghost'] }])[0]).toContain("unresolvable a2aPool agent 'ghost'");
+    // What may stand in a pool is the runner's call (by executor kind): its answer is reported as is.
+    expect(problemsOf([{ name: 'S', nodeType: 'step', a2aPool: ['a1', 'tool'] }])[0]).toContain("a2aPool agent 'tool' is an mcp executor, not an A2A agent");
     expect(problemsOf([{ name: 'S', nodeType: 'step', a2aPool: ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'] }])[0]).toContain('at most 5 agents');
   });
 

@@ -32,6 +32,11 @@ export type ExpressionKind = 'condition' | 'router' | 'loop_end' | 'argument';
 export interface DefinitionChecks {
   /** True when `key` names a configured executor. */
   hasExecutor(key: string): boolean;
+  /**
+   * Null when `key` may stand in an `a2aPool`, else why not (e.g. an unknown key, or an executor of
+   * a kind that is no agent). The runner decides by the key's executor kind.
+   */
+  checkPoolMember(key: string): string | null;
   /** Null when `expression` is valid as `kind`, else a message saying what is wrong. */
   checkExpression(expression: string, kind: ExpressionKind): string | null;
   /** Problems of the `$cel` expressions inside a step `config`, each as `<json path>: <message>`. */
@@ -52,8 +57,8 @@ export const MAX_TOTAL_LOOP_ITERATIONS = 100_000;
 /** Node ids: safe inside gate addresses (`<id>@<path>:review`) and keys; UUIDs and ObjectIds fit. */
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** Defaults of StepConfig (spec "StepConfig"). Seconds. */
-export const STEP_CONFIG_DEFAULTS: StepConfig = { maxRetries: 0, onError: 'fail', backoffBaseSeconds: 1.0, backoffMaxSeconds: 60.0 };
+/** Defaults of StepConfig (spec "StepConfig"; `timeoutSeconds` is an extension: null = the executor's own limit). Seconds. */
+export const STEP_CONFIG_DEFAULTS: StepConfig = { maxRetries: 0, onError: 'fail', backoffBaseSeconds: 1.0, backoffMaxSeconds: 60.0, timeoutSeconds: null };
 
 type HumanReviewInput = NonNullable<WorkflowNodeInput['humanReview']>;
 type HitlField = 'requiresConfirmation' | 'requiresUserInput' | 'requiresOutputReview' | 'requiresIterationReview';
@@ -240,6 +245,7 @@ function normalizeStepConfig(input: NonNullable<WorkflowNodeInput['stepConfig']>
     onError: input.onError ?? d.onError,
     backoffBaseSeconds: input.backoffBaseSeconds ?? d.backoffBaseSeconds,
     backoffMaxSeconds: input.backoffMaxSeconds ?? d.backoffMaxSeconds,
+    timeoutSeconds: input.timeoutSeconds ?? d.timeoutSeconds,
   };
 }
 
@@ -289,7 +295,8 @@ function checkStepExecutors(executorKey: string | null, a2aPool: readonly string
   for (const key of a2aPool) {
     if (seen.has(key)) problem(`a2aPool lists '${key}' twice`);
     seen.add(key);
-    if (!checks.hasExecutor(key)) problem(`unresolvable a2aPool agent '${key}'`);
+    const why = checks.checkPoolMember(key);
+    if (why !== null) problem(why);
   }
 }
 

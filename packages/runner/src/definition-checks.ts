@@ -1,9 +1,11 @@
 /**
  * The runner's answer to domain's save-time questions (DefinitionChecks): does an executor key
- * exist, does a CEL expression compile with the variables of its place.
+ * exist, may it stand in an `a2aPool` (by its kind), does a CEL expression compile with the
+ * variables of its place.
  */
 import type { DefinitionChecks, ExpressionKind } from '@switchyard/domain';
 import { ROUTER_VARIABLES, STEP_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
+import { findKind } from './executors/kinds.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 
 /** Router selectors also see `step_choices`; every other expression (conditions, loop ends) sees the step context. */
@@ -11,10 +13,25 @@ function variablesFor(kind: ExpressionKind): readonly string[] {
   return kind === 'router' ? ROUTER_VARIABLES : STEP_VARIABLES;
 }
 
+/**
+ * Null when `key` may stand in an `a2aPool`. The kind table says which kinds may (`a2aPool` on each
+ * kind, see `executors/kind.ts`): today every kind, since no `a2a` kind exists yet; once it does
+ * (issue 9 item 2), only `a2a` and `builtin` (for tests). Executors of kinds outside the table
+ * (test doubles) are accepted.
+ */
+function checkPoolMember(executors: ExecutorRegistry, key: string): string | null {
+  const kindName = executors.kindOf(key);
+  if (kindName === undefined) return `unresolvable a2aPool agent '${key}'`;
+  const kind = findKind(kindName);
+  if (kind !== undefined && !kind.a2aPool) return `a2aPool agent '${key}' is an executor of kind '${kindName}', not an A2A agent`;
+  return null;
+}
+
 /** DefinitionChecks backed by the loaded executor registry and the CEL engine. */
 export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine): DefinitionChecks {
   return {
     hasExecutor: (key) => executors.has(key),
+    checkPoolMember: (key) => checkPoolMember(executors, key),
     checkExpression: (expression, kind) => {
       const result = cel.check(expression, variablesFor(kind));
       return result.ok ? null : result.message;

@@ -1,13 +1,15 @@
 /**
  * One step's execution with retries (DESIGN.md "Retries"): attempts on one node run, exponential
- * backoff with jitter between them, `a2aPool` failover inside an attempt, and `stepConfig.onError`
- * after the last attempt.
+ * backoff with jitter between them (at least as long as a `Retry-After` the executor reports),
+ * `a2aPool` failover inside an attempt, a time limit on every executor call, and
+ * `stepConfig.onError` after the last attempt.
  */
 import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
 import { STEP_CONFIG_DEFAULTS, boundedText, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
-import { ExecutorError, isRetryable, type ExecutorRegistry } from './executors/types.ts';
+import { formatSeconds, timeoutReason } from './executors/abort.ts';
+import { ExecutorError, isRetryable, type Executor, type ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
 import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 import { isDocumentTooLarge } from '@switchyard/store';
@@ -90,7 +92,9 @@ export class StepRunner {
         const message = messageOf(error);
         if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message);
         await ledger.end(nodeRun, { status: 'failed', error: message });
-        const delayMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
+        // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
+        const backoffMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
+        const delayMs = Math.max(backoffMs, retryAfterOf(error) ?? 0);
         await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
         const boundary = this.deps.boundary ?? this.deps.signal;
         await ledger.waitForRetry(node.id, iterationPath, delayMs, () => this.deps.clock.sleep(delayMs, boundary));
@@ -145,32 +149,80 @@ export class StepRunner {
   /** One attempt: tries each executor key in order, returning the first success. */
   private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number): Promise<unknown> {
     const failures: Array<{ key: string; error: unknown }> = [];
-    const { ledger } = this.deps;
     for (const key of keys) {
       try {
-        return await this.deps.executors.get(key).invoke({
-          arguments: step.arguments,
-          input: step.input,
-          attempt,
-          signal: this.deps.signal,
-          context: {
-            runId: ledger.run.id,
-            nodeId: step.node.id,
-            nodeName: step.node.name,
-            iterationPath: step.iterationPath,
-            identity: { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes },
-          },
-        });
+        return await this.invokeOne(key, step, attempt);
       } catch (error) {
         this.deps.signal.throwIfAborted();
         failures.push({ key, error });
       }
     }
     if (failures.length === 1) throw failures[0]!.error;
+    const retryable = failures.filter((f) => isRetryable(f.error));
+    const retryAfters = retryable.map((f) => retryAfterOf(f.error)).filter((ms) => ms !== undefined);
     throw new ExecutorError(`every agent of the pool failed: ${failures.map((f) => `${f.key}: ${messageOf(f.error)}`).join('; ')}`, {
-      retryable: failures.some((f) => isRetryable(f.error)),
+      retryable: retryable.length > 0,
+      retryAfterMs: retryAfters.length > 0 ? Math.max(...retryAfters) : undefined,
     });
   }
+
+  /**
+   * One executor call, limited to the step's `stepConfig.timeoutSeconds`, else the executor's own
+   * limit (its registry entry's). When the time is up the call's signal aborts (reason: a
+   * `TimeoutError`, see `abort.ts`) and the attempt fails at once with a retryable
+   * `executor "<key>" timed out after N s`, also when the executor ignores its signal. The limit is
+   * a timer on the engine's clock, so tests drive it with a ManualClock.
+   */
+  private async invokeOne(key: string, step: StepExecution, attempt: number): Promise<unknown> {
+    const { ledger, clock } = this.deps;
+    const executor = this.deps.executors.get(key);
+    const timeoutMs = callTimeoutMs(step.node, executor);
+    const timer = new AbortController();
+    const stopTimer = clock.after(timeoutMs, () => timer.abort(timeoutReason(timeoutMs)));
+    try {
+      const call = executor.invoke({
+        arguments: step.arguments,
+        input: step.input,
+        attempt,
+        signal: AbortSignal.any([this.deps.signal, timer.signal]),
+        timeoutMs,
+        context: {
+          runId: ledger.run.id,
+          nodeId: step.node.id,
+          nodeName: step.node.name,
+          iterationPath: step.iterationPath,
+          identity: { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes },
+        },
+      });
+      return await untilTimeout(call, timer.signal, () => new ExecutorError(`executor "${key}" timed out after ${formatSeconds(timeoutMs)} s`, { retryable: true }));
+    } finally {
+      stopTimer();
+    }
+  }
+}
+
+/** The limit of one call of `executor` for `node`, milliseconds: `stepConfig.timeoutSeconds`, else the executor's. */
+function callTimeoutMs(node: WorkflowNode, executor: Executor): number {
+  // Snapshots taken before the field existed lack it.
+  const seconds = node.stepConfig?.timeoutSeconds ?? null;
+  return seconds === null ? executor.timeoutMs : Math.round(seconds * 1000);
+}
+
+/**
+ * Settles like `call`, except that once `timer` aborts it rejects with `timedOut()` at once (the
+ * executor may still be unwinding, or ignore its signal: its late result is dropped).
+ */
+function untilTimeout<T>(call: Promise<T>, timer: AbortSignal, timedOut: () => ExecutorError): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onTimeout = (): void => reject(timedOut());
+    timer.addEventListener('abort', onTimeout, { once: true });
+    call.then(resolve, (error: unknown) => reject(timer.aborted ? timedOut() : error)).finally(() => timer.removeEventListener('abort', onTimeout));
+  });
+}
+
+/** The least wait before another attempt the failure asks for (HTTP `Retry-After`), if any. */
+function retryAfterOf(error: unknown): number | undefined {
+  return error instanceof ExecutorError ? error.retryAfterMs : undefined;
 }
 
 function policyOf(node: WorkflowNode): StepConfig {

@@ -15,6 +15,7 @@ export const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
   408: 'request_timeout',
   413: 'request_too_large',
   415: 'unsupported_media_type',
+  429: 'rate_limited',
   431: 'headers_too_large',
   503: 'service_unavailable',
 };

@@ -8,13 +8,16 @@
  *   with Retry-After, or `service_unavailable` while the service shuts down);
  * - routes that read a body (any method but GET and HEAD, see Fastify's `handleRequest`): 413
  *   and 415;
- * - routes with path parameters: 404 (`detail.resource` says what is missing).
+ * - routes with path parameters: 404 (`detail.resource` says what is missing);
+ * - routes of a rate-limit group (`config.rateLimitGroup`, rate-limits.ts): 429 `rate_limited`
+ *   with Retry-After, declared whether or not the limits are on, so that the document does not
+ *   depend on the configuration.
  *
  * Statuses only some routes answer (409, the SSE route's 406) are declared by the route itself.
  * Every error response, added here or by the route, refers to the shared schema
  * {@link ERROR_BODY_ID} (one type in generated clients) and gets a description of its status.
- * There is no rate limiting, hence no 429. Errors answered before routing (408, 417, 431 of the
- * HTTP parser, 404 of an unknown route) carry the same body; the document's description says so.
+ * Errors answered before routing (408, 417, 431 of the HTTP parser, 404 of an unknown route) carry
+ * the same body; the document's description says so.
  */
 import type { RouteOptions } from 'fastify';
 import { ErrorBody } from '@switchyard/domain';
@@ -33,6 +36,9 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   409: 'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which',
   413: 'Request too large (`request_too_large`): the body is larger than the limit',
   415: 'Unsupported media type (`unsupported_media_type`): request bodies must be application/json',
+  429:
+    'Too many requests (`rate_limited`): this client sent more requests of this kind in the current minute than the service allows ' +
+    '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel); retry after the Retry-After header, seconds',
   500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
   503:
     'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +
@@ -45,6 +51,16 @@ const EVERY_ROUTE = [400, 500, 503];
 const BODY_ROUTES = [413, 415];
 /** Statuses of routes with path parameters. */
 const PARAM_ROUTES = [404];
+/** Statuses of rate-limited routes. */
+const RATE_LIMITED_ROUTES = [429];
+
+/** Headers of a 429 answer (plugins/rate-limits.ts). */
+const RATE_LIMIT_HEADERS = {
+  'retry-after': { type: 'integer', minimum: 0, description: 'Seconds until the limit resets' },
+  'x-ratelimit-limit': { type: 'integer', minimum: 0, description: 'Requests of this kind one client may send a minute' },
+  'x-ratelimit-remaining': { type: 'integer', minimum: 0, description: 'Requests left in the current minute (0)' },
+  'x-ratelimit-reset': { type: 'integer', minimum: 0, description: 'Seconds until the limit resets' },
+};
 
 /** The response schema of error `status`: a reference to the shared body with the status's description. */
 function errorResponse(status: number): Record<string, unknown> {
@@ -54,6 +70,7 @@ function errorResponse(status: number): Record<string, unknown> {
   if (status === 503) {
     response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable: seconds to wait before retrying' } };
   }
+  if (status === 429) response.headers = RATE_LIMIT_HEADERS;
   return response;
 }
 
@@ -64,7 +81,12 @@ function readsBody(method: RouteOptions['method']): boolean {
 
 /** The statuses `route` answers with the error body besides those it declares. */
 function commonStatuses(route: RouteOptions): number[] {
-  return [...EVERY_ROUTE, ...(readsBody(route.method) ? BODY_ROUTES : []), ...(route.url.includes('/:') ? PARAM_ROUTES : [])];
+  return [
+    ...EVERY_ROUTE,
+    ...(readsBody(route.method) ? BODY_ROUTES : []),
+    ...(route.url.includes('/:') ? PARAM_ROUTES : []),
+    ...(route.config?.rateLimitGroup !== undefined ? RATE_LIMITED_ROUTES : []),
+  ];
 }
 
 /**

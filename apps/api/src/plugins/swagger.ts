@@ -10,6 +10,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
+/** Where Swagger UI is served. */
+export const DOCS_PREFIX = '/docs';
+
 export default fp(
   async function swaggerPlugin(app: FastifyInstance, options: { ui?: boolean }) {
     await app.register(swagger, {
@@ -32,7 +35,7 @@ export default fp(
         ],
       },
     });
-    if (options.ui !== false) await app.register(swaggerUi, { routePrefix: '/docs' });
+    if (options.ui !== false) await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
   },
   { name: 'swagger' },
 );

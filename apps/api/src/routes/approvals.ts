@@ -26,6 +26,7 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: ApproveBody,
         response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
+      config: { rateLimitGroup: 'approvals' },
     },
     async (request) => {
       const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, requesterOf(request.headers));

@@ -59,6 +59,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
           ...(directive === 'cancel' ? { body: CancelRunBody } : {}),
           response: { 200: DirectiveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
+        config: { rateLimitGroup: 'approvals' },
         preValidation: async (request) => {
           request.body ??= {};
         },

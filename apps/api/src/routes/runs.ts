@@ -74,6 +74,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: TriggerRunBody,
         response: { 200: DryRunResponse, 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
+      config: { rateLimitGroup: 'triggers' },
       // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
       preValidation: async (request) => {
         request.body ??= {};
@@ -173,6 +174,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RetryRunBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { rateLimitGroup: 'triggers' },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -196,6 +198,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         params: RunParams,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { rateLimitGroup: 'triggers' },
     },
     async (request, reply) => {
       const child = await replayRun(services, request.params.workflow_id, request.params.run_id, identityOf(request.headers));
@@ -221,6 +224,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RerunNodeBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { rateLimitGroup: 'triggers' },
       preValidation: async (request) => {
         request.body ??= {};
       },

@@ -12,6 +12,9 @@ export interface TriggeringIdentity {
 
 type Headers = Record<string, string | string[] | undefined>;
 
+/** The request headers read here (a browser on another origin must be allowed to send them: plugins/cors.ts). */
+export const IDENTITY_HEADERS = ['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes'] as const;
+
 /** Reads the identity headers. Stored on a run it triggers (not exposed by the API) and handed to executors, also after a HITL pause. */
 export function identityOf(headers: Headers): TriggeringIdentity {
   const one = (name: string) => {

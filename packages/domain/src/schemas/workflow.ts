@@ -45,7 +45,10 @@ const WorkflowCanvasInput = Type.Object({
   }),
 });
 
-/** StepConfig: retry and error policy of a step. Seconds, not milliseconds. */
+/** Bounds of `stepConfig.timeoutSeconds` (and of an executor's `timeoutSeconds` in the registry): 1 s to a day. */
+export const STEP_TIMEOUT_SECONDS_RANGE = { minimum: 1, maximum: 86_400 } as const;
+
+/** StepConfig: retry, error and time policy of a step. Seconds, not milliseconds. */
 export const StepConfig = Type.Object({
   maxRetries: Type.Integer({ minimum: 0, maximum: 100, description: 'Retries after the first attempt (default 0)' }),
   onError: Type.Enum([...ON_ERROR_POLICIES], {
@@ -53,6 +56,12 @@ export const StepConfig = Type.Object({
   }),
   backoffBaseSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Wait before the first retry, seconds (default 1.0, at most a day)' }),
   backoffMaxSeconds: Type.Number({ exclusiveMinimum: 0, maximum: 86_400, description: 'Cap of any retry wait, seconds (default 60.0, at most a day)' }),
+  timeoutSeconds: Type.Union([Type.Number(STEP_TIMEOUT_SECONDS_RANGE), Type.Null()], {
+    // Definitions stored before this field existed lack it: they read (and serialize) as null.
+    default: null,
+    description:
+      "Extension: limit of one executor call, seconds (1 to 86400). A call still running then is aborted and its attempt fails with 'timed out after N s' (retryable, so maxRetries applies; in an a2aPool the next agent is tried). Default null: the executor's own limit from the registry (its timeoutSeconds, else 60 s)",
+  }),
 });
 export type StepConfig = Static<typeof StepConfig>;
 

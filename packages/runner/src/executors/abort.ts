@@ -1,19 +1,50 @@
 import { ExecutorError } from './types.ts';
 
-/** The error an executor rejects with when its call's signal aborts. Not retryable. */
+/** The error an executor rejects with when its call's signal aborts for cancellation. Not retryable. */
 export function cancelledError(signal: AbortSignal): ExecutorError {
   return new ExecutorError('cancelled', { retryable: false, cause: signal.reason });
 }
 
 /**
+ * The abort reason of a call that ran out of time: a `TimeoutError` DOMException, like the reason
+ * of `AbortSignal.timeout()`, whose message is `timed out after <N> s`.
+ */
+export function timeoutReason(ms: number): DOMException {
+  return new DOMException(`timed out after ${formatSeconds(ms)} s`, 'TimeoutError');
+}
+
+/** True when `reason` says the call ran out of time (see {@link timeoutReason}; `AbortSignal.timeout()` too). */
+export function isTimeoutReason(reason: unknown): reason is DOMException {
+  return reason instanceof DOMException && reason.name === 'TimeoutError';
+}
+
+/**
+ * The error an executor rejects with when its call's signal aborts: for a timeout (see
+ * {@link timeoutReason}) a retryable `<subject> timed out after N s` (`<subject> timed out` for a
+ * reason that does not say how long), else {@link cancelledError}.
+ */
+export function abortedError(signal: AbortSignal, subject?: string): ExecutorError {
+  const reason: unknown = signal.reason;
+  if (!isTimeoutReason(reason)) return cancelledError(signal);
+  // Our own reasons say how long; others (e.g. `AbortSignal.timeout()`'s) do not.
+  const what = reason.message.startsWith('timed out') ? reason.message : 'timed out';
+  return new ExecutorError(subject === undefined ? what : `${subject} ${what}`, { retryable: true });
+}
+
+/** `ms` as seconds for messages: `5`, `0.2`, `1.5` (at most three decimals). */
+export function formatSeconds(ms: number): string {
+  return String(Math.round(ms) / 1000);
+}
+
+/**
  * Settles like `promise`, unless `signal` aborts first: then it rejects at once with
- * {@link cancelledError} (also when already aborted). `promise` itself keeps running; use this to
+ * {@link abortedError} (also when already aborted). `promise` itself keeps running; use this to
  * stop waiting for shared work (a connection, a tool list) that other callers still need.
  */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(cancelledError(signal));
+  if (signal.aborted) return Promise.reject(abortedError(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(cancelledError(signal));
+    const onAbort = (): void => reject(abortedError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

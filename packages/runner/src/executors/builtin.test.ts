@@ -22,14 +22,14 @@ async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
 
 describe('builtin echo', () => {
   it('resolves with the arguments and the step input', async () => {
-    const echo = createBuiltinExecutor('builtin.echo', 'echo');
+    const echo = createBuiltinExecutor('builtin.echo', 'echo', 60_000);
     expect(echo).toMatchObject({ kind: 'builtin', key: 'builtin.echo' });
     await expect(echo.invoke(call({ a: 1 }))).resolves.toEqual({ arguments: { a: 1 }, input: { from: 'previous step' } });
   });
 });
 
 describe('builtin fail', () => {
-  const fail = createBuiltinExecutor('flaky', 'fail');
+  const fail = createBuiltinExecutor('flaky', 'fail', 60_000);
 
   it('rejects every attempt with a retryable error by default', async () => {
     for (const attempt of [1, 2, 5]) {
@@ -54,7 +54,7 @@ describe('builtin fail', () => {
 });
 
 describe('builtin sleep', () => {
-  const sleep = createBuiltinExecutor('sleep', 'sleep');
+  const sleep = createBuiltinExecutor('sleep', 'sleep', 60_000);
   const activeTimers = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
   it('waits arguments.ms, then resolves like echo', async () => {

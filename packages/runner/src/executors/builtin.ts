@@ -1,10 +1,12 @@
 /**
- * Built-in executors, for tests and benchmarks only: they have no side effects and need no
- * configuration. Every registry holds them as `builtin.echo`, `builtin.fail` and `builtin.sleep`; a
- * registry file may add aliases (`{ "kind": "builtin", "name": "echo" }`).
+ * Executor kind `builtin`: built-in executors, for tests and benchmarks only: they have no side
+ * effects and need no configuration. Every registry holds them as `builtin.echo`, `builtin.fail` and
+ * `builtin.sleep`; a registry file may add aliases (`{ "kind": "builtin", "name": "echo" }`).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { cancelledError } from './abort.ts';
+import Type from 'typebox';
+import { abortedError } from './abort.ts';
+import { defineKind, entrySchema } from './kind.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall } from './types.ts';
 
@@ -51,8 +53,9 @@ const HANDLERS: Record<BuiltinName, BuiltinHandler> = {
   },
 
   /**
-   * Waits `arguments.ms` milliseconds (default 100), then resolves like echo. Rejects at once with
-   * a non-retryable ExecutorError('cancelled') when the call's signal aborts; the timer is cleared.
+   * Waits `arguments.ms` milliseconds (default 100), then resolves like echo. Rejects at once when
+   * the call's signal aborts (see `abortedError`: `cancelled`, or a retryable `timed out after N s`);
+   * the timer is cleared.
    */
   sleep: async (call) => {
     const ms = optionalNumber(call.arguments, 'ms') ?? DEFAULT_SLEEP_MS;
@@ -64,7 +67,7 @@ const HANDLERS: Record<BuiltinName, BuiltinHandler> = {
     try {
       await delay(ms, undefined, { signal: call.signal });
     } catch (error) {
-      if (call.signal.aborted) throw cancelledError(call.signal);
+      if (call.signal.aborted) throw abortedError(call.signal);
       throw error;
     }
     return echo(call);
@@ -72,13 +75,30 @@ const HANDLERS: Record<BuiltinName, BuiltinHandler> = {
 };
 
 /**
- * Creates the built-in executor `name` under registry key `key`.
- * Bad arguments (e.g. a non-number `times` or `ms`) reject with a non-retryable ExecutorError.
+ * Creates the built-in executor `name` under registry key `key`, with a default call limit of
+ * `timeoutMs`. Bad arguments (e.g. a non-number `times` or `ms`) reject with a non-retryable ExecutorError.
  */
-export function createBuiltinExecutor(key: string, name: BuiltinName): Executor {
+export function createBuiltinExecutor(key: string, name: BuiltinName, timeoutMs: number): Executor {
   const handler = HANDLERS[name];
-  return { kind: 'builtin', key, invoke: handler };
+  return { kind: 'builtin', key, timeoutMs, invoke: handler };
 }
+
+/** Registry entry `{ "kind": "builtin", "name": "echo" | "fail" | "sleep", "timeoutSeconds"? }`. */
+export const BuiltinEntry = entrySchema('builtin', {
+  name: Type.Enum([...BUILTIN_NAMES], { description: 'The built-in this key is an alias of' }),
+});
+
+/** The `builtin` kind (see `kind.ts`). Built-ins stay allowed in `a2aPool`, for tests. */
+export const builtinKind = defineKind({
+  kind: 'builtin',
+  schema: BuiltinEntry,
+  a2aPool: true,
+  resolve: (entry) => ({ name: entry.name }),
+  open: () => ({
+    create: (key, entry) => createBuiltinExecutor(key, entry.name, entry.timeoutMs),
+    close: async () => {},
+  }),
+});
 
 function echo(call: ExecutorCall): EchoOutput {
   return { arguments: call.arguments, input: call.input };

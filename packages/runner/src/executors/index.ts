@@ -4,9 +4,14 @@ export type { Executor, ExecutorCall, ExecutorRegistry } from './types.ts';
 export { DEFAULT_REGISTRY_FILE, REGISTRY_FILE_ENV, createExecutorRegistry, loadExecutorRegistry } from './registry.ts';
 export type { CreateRegistryOptions, LoadRegistryOptions, RegistryOptions } from './registry.ts';
 export { BUILTIN_KEYS, DEFAULT_MCP_TIMEOUT_MS, RegistryConfigError } from './registry-config.ts';
+export { DEFAULT_TIMEOUT_SECONDS } from './kind.ts';
+export type { ExecutorKind } from './kind.ts';
+export { EXECUTOR_KINDS } from './kinds.ts';
+export { HTTP_METHODS } from './http.ts';
 export type {
   BuiltinExecutorConfig,
   ExecutorConfig,
+  HttpExecutorConfig,
   HttpServerConfig,
   McpExecutorConfig,
   McpServerConfig,

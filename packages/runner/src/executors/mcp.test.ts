@@ -97,9 +97,10 @@ describe('example registry (examples/executors.json)', () => {
   it('holds the example executors and the built-ins, and connects nothing at load', () => {
     expect(registry.keys()).toEqual([
       'builtin.echo', 'builtin.fail', 'builtin.sleep', 'echo', 'echo-tool', 'flaky',
-      'list-directory', 'long-operation', 'read-file', 'sleep', 'sum', 'write-file',
+      'list-directory', 'long-operation', 'notify', 'read-file', 'sleep', 'sum', 'write-file',
     ]);
     expect(registry.get('sum')).toMatchObject({ kind: 'mcp', key: 'sum' });
+    expect(registry.get('notify')).toMatchObject({ kind: 'http', key: 'notify', timeoutMs: 10_000 });
     expect(registry.get('flaky')).toMatchObject({ kind: 'builtin', key: 'flaky' });
     expect(() => registry.get('nope')).toThrow(new ExecutorError('unknown executor key "nope"', { retryable: false }));
     expect(logger.pids('everything')).toEqual([]);
@@ -216,7 +217,7 @@ describe('failures and recovery', () => {
   it('reports a per-call timeout as retryable', async () => {
     const error = await rejection(registry.get('impatient').invoke(call({ duration: 0.5, steps: 1 })));
     expect(error).toMatchObject({
-      message: 'MCP tool "trigger-long-running-operation" of server "everything" timed out after 200 ms',
+      message: 'MCP tool "trigger-long-running-operation" of server "everything" timed out after 0.2 s',
       retryable: true,
     });
   });

@@ -1,28 +1,81 @@
 /**
  * Executor kind `mcp`: calls one tool of one MCP server through the registry's connection pool.
  *
+ * - Registry entry: `{ "kind": "mcp", "server": "<a key of mcpServers>", "tool": "<tool name>",
+ *   "timeoutSeconds"? }` (or the older `"timeoutMs"`; not both).
  * - Arguments are the step's evaluated `config`, checked against the tool's `inputSchema` first.
  * - Output snapshot: the result's `structuredContent` when present, else `{ content: [...blocks] }`.
  * - Failures (all ExecutorError):
  *   - not retryable: unknown tool, arguments invalid for the schema, a request the server rejects
  *     as malformed (JSON-RPC invalid params / request, method not found), cancellation via
  *     `call.signal` (message `cancelled`);
- *   - retryable: the tool's own error result (`isError`; message = its text), timeouts, connect
- *     and transport failures (the broken connection is dropped and the next call reconnects).
+ *   - retryable: the tool's own error result (`isError`; message = its text), timeouts (`... timed
+ *     out after N s`), connect and transport failures (the broken connection is dropped and the
+ *     next call reconnects).
+ * - Time limit: the step runner bounds every call through `call.signal` (`call.timeoutMs`); the
+ *   SDK's own request timer is then set out of the way. Called directly without `call.timeoutMs`,
+ *   the SDK timer applies the entry's limit, with the same message.
  * - Secrets: what leaves {@link Executor.invoke} — the output, and the rejection's message, details
  *   and cause chain — and what it logs have the server's secrets replaced by `[REDACTED]` (see
  *   `redact.ts`); connect errors name the server and its command name, never its arguments.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { abortable, cancelledError } from './abort.ts';
+import Type from 'typebox';
+import { abortable, abortedError, formatSeconds } from './abort.ts';
 import { errorMessage } from './error-message.ts';
+import { defineKind, entrySchema } from './kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
-import type { McpConnectionPool } from './mcp-pool.ts';
-import type { McpExecutorConfig } from './registry-config.ts';
+import { McpConnectionPool } from './mcp-pool.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall } from './types.ts';
+
+/** Largest `timeoutMs` accepted (Node's timer limit, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Registry entry `{ "kind": "mcp", "server", "tool", "timeoutSeconds"? | "timeoutMs"? }`. */
+export const McpEntry = entrySchema('mcp', {
+  server: Type.String({ minLength: 1, description: 'A key of mcpServers' }),
+  tool: Type.String({ minLength: 1, description: 'The tool name, as the server lists it' }),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, unit: 'milliseconds', description: 'Older spelling of timeoutSeconds, in milliseconds' })),
+});
+
+/** What an `mcp` entry resolves to (plus `kind` and `timeoutMs`). */
+export interface ResolvedMcpEntry {
+  server: string;
+  tool: string;
+}
+
+/** The `mcp` kind (see `kind.ts`): one connection pool per registry, connected on first use. */
+export const mcpKind = defineKind({
+  kind: 'mcp',
+  schema: McpEntry,
+  // Today's rule until the a2a kind exists (see ExecutorKind.a2aPool).
+  a2aPool: true,
+  resolve: (entry, scope): ResolvedMcpEntry | undefined => {
+    let ok = true;
+    if (!scope.serverNames.includes(entry.server)) {
+      const known = scope.serverNames.length > 0 ? `configured: ${scope.serverNames.join(', ')}` : 'no mcpServers are configured';
+      scope.problem('server', `unknown MCP server "${entry.server}" (${known})`);
+      ok = false;
+    }
+    if (entry.timeoutMs !== undefined && entry.timeoutSeconds !== undefined) {
+      scope.problem('timeoutMs', 'set either timeoutSeconds or timeoutMs (milliseconds, the older spelling), not both');
+      ok = false;
+    }
+    return ok ? { server: entry.server, tool: entry.tool } : undefined;
+  },
+  timeoutMs: (entry) => entry.timeoutMs,
+  open: ({ servers, logger }) => {
+    const pool = new McpConnectionPool(servers, logger);
+    let closing: Promise<void> | undefined;
+    return {
+      create: (key, entry) => createMcpExecutor(key, entry, pool),
+      close: () => (closing ??= pool.close()),
+    };
+  },
+});
 
 /**
  * `_meta` keys of every MCP tool call an executor makes: the run, node and iteration path it is
@@ -38,13 +91,13 @@ const NON_RETRYABLE_CODES: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * Creates the executor `key` calling `config.tool` on `config.server`, each call limited to
- * `config.timeoutMs` milliseconds. Connections come from `pool`; nothing connects until invoked.
+ * Creates the executor `key` calling `config.tool` on `config.server`, with a default call limit
+ * of `config.timeoutMs` milliseconds. Connections come from `pool`; nothing connects until invoked.
  * Redacts and logs with the pool's redactor and logger for `config.server`.
  */
 export function createMcpExecutor(
   key: string,
-  config: Required<McpExecutorConfig>,
+  config: ResolvedMcpEntry & { timeoutMs: number },
   pool: McpConnectionPool,
 ): Executor {
   const { server, tool, timeoutMs } = config;
@@ -74,7 +127,8 @@ export function createMcpExecutor(
     const _meta = { [RUN_META_KEYS.runId]: request.context.runId, [RUN_META_KEYS.nodeId]: request.context.nodeId, [RUN_META_KEYS.iterationPath]: request.context.iterationPath ?? '' };
     const result = (await connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
       signal: request.signal,
-      timeout: timeoutMs,
+      // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
+      timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
     })) as CallToolResult;
     if (result.isError === true) {
       throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
@@ -88,13 +142,13 @@ export function createMcpExecutor(
   /** Maps anything thrown by a call to an ExecutorError; drops the connection on transport failures. */
   function failure(error: unknown, connection: McpConnection, request: ExecutorCall): ExecutorError {
     if (error instanceof ExecutorError) return error;
-    // The SDK rejects aborted requests with an McpError; report them as cancellations.
-    if (request.signal.aborted) return cancelledError(request.signal);
+    // The SDK rejects aborted requests with an McpError; report them as cancellations (or timeouts).
+    if (request.signal.aborted) return abortedError(request.signal, subject);
     const details = { server, tool };
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         const data: unknown = error.data;
-        const after = isRecord(data) && typeof data['timeout'] === 'number' ? ` after ${data['timeout']} ms` : '';
+        const after = isRecord(data) && typeof data['timeout'] === 'number' ? ` after ${formatSeconds(data['timeout'])} s` : '';
         return new ExecutorError(`${subject} timed out${after}`, { retryable: true, cause: error, details });
       }
       if (error.code === ErrorCode.ConnectionClosed) pool.discard(connection);
@@ -119,6 +173,7 @@ export function createMcpExecutor(
   return {
     kind: 'mcp',
     key,
+    timeoutMs,
     // The one place results and errors leave for the run's records: redact both here.
     async invoke(request: ExecutorCall): Promise<unknown> {
       let output: unknown;

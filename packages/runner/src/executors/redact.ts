@@ -1,10 +1,11 @@
 /**
- * Redaction of one MCP server's secrets from what leaves the executor layer: error messages (which
- * become node-run errors, run error summaries and run events), tool output, and log records.
+ * Redaction of one MCP server's (or one `http` executor's) secrets from what leaves the executor
+ * layer: error messages (which become node-run errors, run error summaries and run events), tool
+ * and webhook output, and log records.
  *
- * A server's secrets are collected when its registry entry is resolved (see
- * `McpServerTarget.secrets`): every value substituted for a `${VAR}` reference, the values of its
- * `env` entries and `headers`, and the credentials of its URL. Each occurrence of a secret, also
+ * Secrets are collected when a registry entry is resolved (see `McpServerTarget.secrets` and
+ * `ResolvedHttpEntry.secrets`): every value substituted for a `${VAR}` reference, the values of
+ * `env` entries and `headers`, and the credentials of a URL. Each occurrence of a secret, also
  * JSON-escaped or URL-encoded, becomes {@link REDACTED}.
  *
  * Secrets shorter than {@link MIN_SECRET_LENGTH} characters are not redacted: a value such as `1`
@@ -64,7 +65,7 @@ export class Redactor {
    * when a string or number, and its message, stack and cause chain redacted. Every other property
    * is dropped — e.g. a spawn error's `spawnargs` and `path`, which hold the expanded command line.
    * An ExecutorError stays an ExecutorError (with `retryable` and redacted `details`); anything else
-   * becomes a plain Error.
+   * becomes a plain Error. An ExecutorError keeps its `retryAfterMs`.
    */
   error(error: unknown): Error {
     return this.#error(error, 0);
@@ -81,7 +82,7 @@ export class Redactor {
     const message = this.text(error.message);
     const cause = error.cause === undefined || depth >= MAX_CAUSE_DEPTH ? undefined : this.#causeOf(error.cause, depth + 1);
     const copy = error instanceof ExecutorError
-      ? new ExecutorError(message, { retryable: error.retryable, details: this.value(error.details), cause })
+      ? new ExecutorError(message, { retryable: error.retryable, details: this.value(error.details), cause, retryAfterMs: error.retryAfterMs })
       : new Error(message, cause === undefined ? undefined : { cause });
     if (!(copy instanceof ExecutorError) && error.name !== copy.name) {
       Object.defineProperty(copy, 'name', { value: error.name, configurable: true, writable: true, enumerable: false });

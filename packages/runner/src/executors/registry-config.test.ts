@@ -24,9 +24,9 @@ describe('resolveRegistryConfig', () => {
     const resolved = resolveRegistryConfig({}, context);
     expect(resolved.servers.size).toBe(0);
     expect(Object.fromEntries(resolved.executors)).toEqual({
-      'builtin.echo': { kind: 'builtin', name: 'echo' },
-      'builtin.fail': { kind: 'builtin', name: 'fail' },
-      'builtin.sleep': { kind: 'builtin', name: 'sleep' },
+      'builtin.echo': { kind: 'builtin', name: 'echo', timeoutMs: 60_000 },
+      'builtin.fail': { kind: 'builtin', name: 'fail', timeoutMs: 60_000 },
+      'builtin.sleep': { kind: 'builtin', name: 'sleep', timeoutMs: 60_000 },
     });
   });
 
@@ -91,11 +91,15 @@ describe('resolveRegistryConfig', () => {
 
   it('does not quote an expanded URL in its problem (it may hold a secret)', () => {
     expect(problemsOf({ mcpServers: { bad: { url: 'ftp://${TOKEN}@h/mcp' } } })).toEqual([
-      '$.mcpServers.bad.url: must be an http: or https: URL, got "ftp://${TOKEN}@h/mcp"',
+      '$.mcpServers.bad.url: must be an http: or https: URL, got string "ftp://${TOKEN}@h/mcp"',
+    ]);
+    // Also when only the expansion shows it is no http URL.
+    expect(problemsOf({ executors: { hook: { kind: 'http', url: '${TOKEN}' } } })).toEqual([
+      '$.executors.hook.url: must be an http: or https: URL, got "${TOKEN}" (after expansion)',
     ]);
   });
 
-  it('resolves executors, filling in the MCP timeout', () => {
+  it('resolves executors, filling in the default call limit', () => {
     const resolved = resolveRegistryConfig(
       {
         mcpServers: { everything: { command: 'node' } },
@@ -109,7 +113,86 @@ describe('resolveRegistryConfig', () => {
     );
     expect(resolved.executors.get('add')).toEqual({ kind: 'mcp', server: 'everything', tool: 'get-sum', timeoutMs: 60_000 });
     expect(resolved.executors.get('slow')).toMatchObject({ timeoutMs: 5_000 });
-    expect(resolved.executors.get('echo')).toEqual({ kind: 'builtin', name: 'echo' });
+    expect(resolved.executors.get('echo')).toEqual({ kind: 'builtin', name: 'echo', timeoutMs: 60_000 });
+  });
+
+  it('takes timeoutSeconds on an entry of any kind (and the older timeoutMs on mcp entries, not both)', () => {
+    const config = {
+      mcpServers: { everything: { command: 'node' } },
+      executors: {
+        tool: { kind: 'mcp', server: 'everything', tool: 'echo', timeoutSeconds: 2.5 },
+        echo: { kind: 'builtin', name: 'echo', timeoutSeconds: 1 },
+        hook: { kind: 'http', url: 'http://127.0.0.1:9/hook', timeoutSeconds: 86_400 },
+      },
+    };
+    const resolved = resolveRegistryConfig(config, context);
+    expect([...resolved.executors].filter(([key]) => !key.startsWith('builtin.')).map(([key, entry]) => [key, entry.timeoutMs])).toEqual([
+      ['tool', 2_500],
+      ['echo', 1_000],
+      ['hook', 86_400_000],
+    ]);
+    expect(
+      problemsOf({
+        ...config,
+        executors: {
+          both: { kind: 'mcp', server: 'everything', tool: 'echo', timeoutSeconds: 5, timeoutMs: 5_000 },
+          zero: { kind: 'builtin', name: 'echo', timeoutSeconds: 0 },
+          long: { kind: 'http', url: 'http://h/', timeoutSeconds: 86_401 },
+          text: { kind: 'http', url: 'http://h/', timeoutSeconds: '5' },
+        },
+      }),
+    ).toEqual([
+      '$.executors.both.timeoutMs: set either timeoutSeconds or timeoutMs (milliseconds, the older spelling), not both',
+      '$.executors.zero.timeoutSeconds: must be a number of seconds in 1..86400, got number 0',
+      '$.executors.long.timeoutSeconds: must be a number of seconds in 1..86400, got number 86401',
+      '$.executors.text.timeoutSeconds: must be a number of seconds in 1..86400, got string "5"',
+    ]);
+  });
+
+  it('resolves http executors: method POST by default, URL and headers expanded, their secrets collected', () => {
+    const resolved = resolveRegistryConfig(
+      {
+        executors: {
+          hook: {
+            kind: 'http',
+            url: 'https://hooks.example.org/${TOKEN}/in?sig=literal-sig',
+            headers: { Authorization: 'Bearer ${TOKEN}', 'X-Team': 'billing' },
+          },
+          put: { kind: 'http', url: 'http://127.0.0.1:8080/items', method: 'PUT' },
+        },
+      },
+      context,
+    );
+    expect(resolved.executors.get('hook')).toEqual({
+      kind: 'http',
+      url: new URL('https://hooks.example.org/s3cret/in?sig=literal-sig'),
+      method: 'POST',
+      headers: { Authorization: 'Bearer s3cret', 'X-Team': 'billing' },
+      secrets: expect.any(Array),
+      timeoutMs: 60_000,
+    });
+    // Every header value counts, literal ones too (as for MCP servers): headers are where credentials go.
+    expect(new Set(resolved.executors.get('hook')!['secrets'] as string[])).toEqual(new Set(['s3cret', 'Bearer s3cret', 'billing', 'literal-sig']));
+    expect(resolved.executors.get('put')).toMatchObject({ method: 'PUT', headers: {}, secrets: [] });
+  });
+
+  it('rejects http entries with a bad method, header names or values, or unknown fields', () => {
+    expect(
+      problemsOf({
+        executors: {
+          get: { kind: 'http', url: 'http://h/', method: 'GET' },
+          names: { kind: 'http', url: 'http://h/', headers: { 'Content-Length': '3', 'bad name': 'x', Authorization: 'Bearer ${NO_SUCH_TOKEN}' } },
+          noUrl: { kind: 'http', body: {} },
+        },
+      }),
+    ).toEqual([
+      '$.executors.get.method: must be one of "POST", "PUT", "PATCH", "DELETE", got string "GET"',
+      '$.executors.names.headers.Authorization: environment variable NO_SUCH_TOKEN is not set (write ${NO_SUCH_TOKEN:-default} to allow a default)',
+      '$.executors.names.headers["Content-Length"]: is set by the HTTP client and cannot be configured',
+      '$.executors.names.headers["bad name"]: is not a valid header name',
+      '$.executors.noUrl.url: is required',
+      '$.executors.noUrl.body: unknown property (allowed: kind, url, method, headers, timeoutSeconds)',
+    ]);
   });
 
   it('lists every problem with its JSON path', () => {
@@ -119,41 +202,46 @@ describe('resolveRegistryConfig', () => {
       mcpServers: {
         both: { command: 'x', url: 'http://h/mcp' },
         neither: { cmd: 'x' },
-        badArgs: { command: 'x', args: ['ok', 3], env: { A: 1 }, cwd: '${NOPE}' },
+        badArgs: { command: 'x', args: ['ok', 3], env: { A: 1 } },
+        badCwd: { command: 'x', cwd: '${NOPE}' },
         badUrl: { url: 'ftp://h/mcp', headers: [] },
         list: [],
       },
       executors: {
         add: { kind: 'mcp', server: 'evrything', tool: 'get-sum' },
         noTool: { kind: 'mcp', server: 'both', timeoutMs: 0 },
-        http: { kind: 'http', url: 'http://h' },
+        a2a: { kind: 'a2a', url: 'http://h' },
         noKind: { name: 'echo' },
+        numberKind: { kind: 3 },
         badBuiltin: { kind: 'builtin', name: 'explode', extra: true },
         'builtin.echo': { kind: 'builtin', name: 'echo' },
         'bad key': { kind: 'builtin', name: 'echo' },
         nope: 'echo',
       },
     });
+    // The file's outline first, then each entry in turn: its schema, then (when it passed) what a
+    // schema cannot check: expansions, references to mcpServers.
     expect(problems).toEqual([
       '$.mcpServer: unknown property (allowed: $schema, mcpServers, executors)',
+      '$.mcpServers.list: must be an object, got an array',
+      '$.executors.nope: must be an object, got string "echo"',
       '$.mcpServers.both: set either "command" (stdio server) or "url" (Streamable HTTP server), not both',
       '$.mcpServers.neither: must set "command" (stdio server) or "url" (Streamable HTTP server)',
       '$.mcpServers.badArgs.args[1]: must be a string, got number 3',
       '$.mcpServers.badArgs.env.A: must be a string, got number 1',
-      '$.mcpServers.badArgs.cwd: environment variable NOPE is not set (write ${NOPE:-default} to allow a default)',
+      '$.mcpServers.badCwd.cwd: environment variable NOPE is not set (write ${NOPE:-default} to allow a default)',
+      '$.mcpServers.badUrl.url: must be an http: or https: URL, got string "ftp://h/mcp"',
       '$.mcpServers.badUrl.headers: must be an object, got an array',
-      '$.mcpServers.badUrl.url: must be an http: or https: URL, got "ftp://h/mcp"',
-      '$.mcpServers.list: must be an object, got an array',
-      '$.executors.add.server: unknown MCP server "evrything" (configured: both, neither, badArgs, badUrl, list)',
+      '$.executors.add.server: unknown MCP server "evrything" (configured: both, neither, badArgs, badCwd, badUrl, list)',
       '$.executors.noTool.tool: is required',
-      '$.executors.noTool.timeoutMs: must be an integer number of milliseconds in 1..2147483647, got 0',
-      '$.executors.http.kind: unknown kind "http" (supported: mcp, builtin)',
-      '$.executors.noKind.kind: is required',
-      '$.executors.badBuiltin.extra: unknown property (allowed: kind, name)',
-      '$.executors.badBuiltin.name: unknown builtin "explode" (one of: echo, fail, sleep)',
+      '$.executors.noTool.timeoutMs: must be an integer number of milliseconds in 1..2147483647, got number 0',
+      '$.executors.a2a.kind: unknown kind "a2a" (supported: builtin, mcp, http)',
+      '$.executors.noKind.kind: is required (one of: builtin, mcp, http)',
+      '$.executors.numberKind.kind: unknown kind number 3 (supported: builtin, mcp, http)',
+      '$.executors.badBuiltin.extra: unknown property (allowed: kind, name, timeoutSeconds)',
+      '$.executors.badBuiltin.name: must be one of "echo", "fail", "sleep", got string "explode"',
       '$.executors["builtin.echo"]: keys starting with "builtin." are reserved for the built-ins (builtin.echo, builtin.fail, builtin.sleep)',
       '$.executors["bad key"]: key must be 1-128 characters: letters, digits and _ . : - (starting with a letter or digit)',
-      '$.executors.nope: must be an object, got string "echo"',
     ]);
   });
 
@@ -167,7 +255,7 @@ describe('resolveRegistryConfig', () => {
 
   it('names the registry and counts the problems in the error message', () => {
     expect(() => resolveRegistryConfig({ executors: { a: { kind: 'builtin', name: 'x' } } }, context)).toThrow(
-      'Invalid executor registry test.json (1 problem):\n  - $.executors.a.name: unknown builtin "x" (one of: echo, fail, sleep)',
+      'Invalid executor registry test.json (1 problem):\n  - $.executors.a.name: must be one of "echo", "fail", "sleep", got string "x"',
     );
   });
 });

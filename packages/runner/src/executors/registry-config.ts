@@ -1,58 +1,71 @@
 /**
- * The executor registry file: its shape, and its validation into resolved, ready-to-use settings.
+ * The executor registry file: its shape (TypeBox schemas: the file's own here, each kind's entry
+ * schema in its module, see `kinds.ts`), and its validation into resolved, ready-to-use settings.
  * Validation collects every problem with its JSON path and throws them all at once
  * ({@link RegistryConfigError}), so a bad registry stops the service at start with one clear message.
+ *
+ * Order of work: the file's outline (sections are objects of objects), then each MCP server and
+ * each executor entry in turn: its schema (an executor's is its kind's, from the table), then —
+ * when it passed — what a schema cannot check: `${VAR}` expansion, URLs after expansion,
+ * references to `mcpServers`.
  */
 import path from 'node:path';
-import { BUILTIN_NAMES, isBuiltinName } from './builtin.ts';
-import type { BuiltinName } from './builtin.ts';
+import Type, { type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { BUILTIN_NAMES } from './builtin.ts';
+import type { BuiltinEntry } from './builtin.ts';
 import { expandVariables } from './expand-variables.ts';
 import type { Variables } from './expand-variables.ts';
+import type { HttpEntry } from './http.ts';
+import { DEFAULT_TIMEOUT_SECONDS, HeadersSchema, urlSchema } from './kind.ts';
+import type { EntryField, EntryScope, ResolvedCommon } from './kind.ts';
+import { EXECUTOR_KINDS, findKind } from './kinds.ts';
+import type { McpEntry } from './mcp.ts';
+import { describe, jsonPath, schemaProblems } from './schema-problems.ts';
 
 /**
  * An MCP server spawned as a child process and spoken to over stdin/stdout. All strings support
  * `${VAR}` / `${VAR:-default}` expansion, with `${REGISTRY_DIR}` and `${DATA_DIR}` built in.
  */
-export interface StdioServerConfig {
-  /** Executable; `node` means the Node.js binary running this service (`process.execPath`). */
-  command: string;
-  args?: string[];
-  /** Added to (and overriding) the environment inherited from this process. */
-  env?: Record<string, string>;
-  /** Working directory; relative to the registry file's directory, which is also the default. */
-  cwd?: string;
-}
+export const StdioServerEntry = Type.Object(
+  {
+    command: Type.String({ minLength: 1, description: 'Executable; `node` means the Node.js binary running this service' }),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Added to (and overriding) the environment inherited from this process' })),
+    cwd: Type.Optional(Type.String({ description: "Working directory; relative to the registry file's directory, which is also the default" })),
+  },
+  { additionalProperties: false },
+);
+export type StdioServerConfig = Static<typeof StdioServerEntry>;
 
 /** An MCP server reached over Streamable HTTP. Strings support `${VAR}` expansion. */
-export interface HttpServerConfig {
-  /** An `http:` or `https:` URL, e.g. `http://127.0.0.1:9000/mcp`. */
-  url: string;
-  /** Sent with every request, e.g. `{ "Authorization": "Bearer ${TOKEN}" }`. */
-  headers?: Record<string, string>;
-}
+export const HttpServerEntry = Type.Object(
+  { url: urlSchema('e.g. http://127.0.0.1:9000/mcp'), headers: Type.Optional(HeadersSchema) },
+  { additionalProperties: false },
+);
+export type HttpServerConfig = Static<typeof HttpServerEntry>;
 
 /** One entry of `mcpServers`: stdio when it has `command`, Streamable HTTP when it has `url`. */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
-/** Executor kind `mcp`: calls `tool` of the MCP server named `server`. */
-export interface McpExecutorConfig {
-  kind: 'mcp';
-  /** A key of `mcpServers`. */
-  server: string;
-  /** The tool name, as the server lists it. */
-  tool: string;
-  /** Per-call timeout in milliseconds; default {@link DEFAULT_MCP_TIMEOUT_MS}. */
-  timeoutMs?: number;
-}
+/** The outline of the file: sections are objects whose entries are objects (each checked on its own). */
+const RegistryOutline = Type.Object(
+  {
+    $schema: Type.Optional(Type.String({ description: 'Ignored (lets editors attach a JSON schema)' })),
+    mcpServers: Type.Optional(Type.Record(Type.String(), Type.Object({}))),
+    executors: Type.Optional(Type.Record(Type.String(), Type.Object({}))),
+  },
+  { additionalProperties: false },
+);
 
-/** Executor kind `builtin`: an alias of one of the built-ins (tests and benchmarks only). */
-export interface BuiltinExecutorConfig {
-  kind: 'builtin';
-  name: BuiltinName;
-}
-
+/** Executor kind `mcp` (see `mcp.ts`). */
+export type McpExecutorConfig = Static<typeof McpEntry>;
+/** Executor kind `builtin` (see `builtin.ts`). */
+export type BuiltinExecutorConfig = Static<typeof BuiltinEntry>;
+/** Executor kind `http` (see `http.ts`). */
+export type HttpExecutorConfig = Static<typeof HttpEntry>;
 /** One entry of `executors`. */
-export type ExecutorConfig = McpExecutorConfig | BuiltinExecutorConfig;
+export type ExecutorConfig = McpExecutorConfig | BuiltinExecutorConfig | HttpExecutorConfig;
 
 /** The registry file (JSON). Executor keys are what workflow steps name as `executorKey`. */
 export interface RegistryConfig {
@@ -95,8 +108,11 @@ export interface HttpServerTarget extends ServerTargetBase {
 /** How to reach one MCP server. */
 export type McpServerTarget = StdioServerTarget | HttpServerTarget;
 
-/** An executor entry after validation; `timeoutMs` is filled in. */
-export type ResolvedExecutorConfig = Required<McpExecutorConfig> | BuiltinExecutorConfig;
+/**
+ * An executor entry after validation: its kind, its default call limit in milliseconds, and what
+ * its kind resolved it to (e.g. `server` and `tool` for `mcp`; see each kind's module).
+ */
+export type ResolvedExecutorConfig = ResolvedCommon & Record<string, unknown>;
 
 /** A validated registry: servers by name, and every executor by key, built-ins included. */
 export interface ResolvedRegistryConfig {
@@ -114,11 +130,8 @@ export interface ResolveContext {
   source: string;
 }
 
-/** Default per-call timeout of `mcp` executors, in milliseconds (60 s). */
-export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
-
-/** Largest `timeoutMs` accepted (Node's timer limit, about 24.8 days). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Default per-call limit of `mcp` executors, in milliseconds (60 s): {@link DEFAULT_TIMEOUT_SECONDS}, as for every kind. */
+export const DEFAULT_MCP_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
 
 /** Registry keys of the built-ins, present in every registry: `builtin.echo`, ... */
 export const BUILTIN_KEYS: readonly string[] = BUILTIN_NAMES.map((name) => `builtin.${name}`);
@@ -181,20 +194,20 @@ class Resolver {
 
   registry(raw: unknown): ResolvedRegistryConfig {
     const servers = new Map<string, McpServerTarget>();
+    const builtinTimeoutMs = DEFAULT_TIMEOUT_SECONDS * 1000;
     const executors = new Map<string, ResolvedExecutorConfig>(
-      BUILTIN_NAMES.map((name) => [`${RESERVED_PREFIX}${name}`, { kind: 'builtin', name }]),
+      BUILTIN_NAMES.map((name) => [`${RESERVED_PREFIX}${name}`, { kind: 'builtin', name, timeoutMs: builtinTimeoutMs }]),
     );
-    const root = this.object(raw, '$');
-    if (root === undefined) return { servers, executors };
-    this.knownKeys(root, '$', ['$schema', 'mcpServers', 'executors']);
+    this.problems.push(...schemaProblems(RegistryOutline, raw, '$'));
+    if (!isObject(raw)) return { servers, executors };
 
-    const serverEntries = this.entries(root['mcpServers'], '$.mcpServers');
+    const serverEntries = objectEntries(raw['mcpServers']);
     for (const [name, entry] of serverEntries) {
       const target = this.server(entry, jsonPath('$.mcpServers', name));
       if (target !== undefined) servers.set(name, target);
     }
-    const serverNames = serverEntries.map(([name]) => name);
-    for (const [key, entry] of this.entries(root['executors'], '$.executors')) {
+    const serverNames = isObject(raw['mcpServers']) ? Object.keys(raw['mcpServers']) : [];
+    for (const [key, entry] of objectEntries(raw['executors'])) {
       const where = jsonPath('$.executors', key);
       this.executorKey(key, where);
       const executor = this.executor(entry, where, serverNames);
@@ -203,9 +216,7 @@ class Resolver {
     return { servers, executors };
   }
 
-  private server(raw: unknown, where: string): McpServerTarget | undefined {
-    const entry = this.object(raw, where);
-    if (entry === undefined) return undefined;
+  private server(entry: JsonObject, where: string): McpServerTarget | undefined {
     const isStdio = 'command' in entry;
     const isHttp = 'url' in entry;
     if (isStdio === isHttp) {
@@ -214,39 +225,34 @@ class Resolver {
         : 'must set "command" (stdio server) or "url" (Streamable HTTP server)');
       return undefined;
     }
-    return isStdio ? this.stdioServer(entry, where) : this.httpServer(entry, where);
+    const schema = isStdio ? StdioServerEntry : HttpServerEntry;
+    if (!this.valid(schema, entry, where)) return undefined;
+    const scope = this.scope(where, []);
+    return isStdio ? this.stdioServer(entry as StdioServerConfig, scope) : this.httpServer(entry as HttpServerConfig, scope);
   }
 
-  private stdioServer(entry: JsonObject, where: string): StdioServerTarget | undefined {
-    this.knownKeys(entry, where, ['command', 'args', 'env', 'cwd']);
+  private stdioServer(entry: StdioServerConfig, scope: EntryScope): StdioServerTarget | undefined {
     const secrets = new Set<string>();
-    const command = this.expanded(entry['command'], jsonPath(where, 'command'), secrets);
-    const args = this.stringArray(entry['args'], jsonPath(where, 'args'), secrets);
-    const env = this.stringRecord(entry['env'], jsonPath(where, 'env'), secrets);
-    const cwd = entry['cwd'] === undefined ? this.baseDir : this.expanded(entry['cwd'], jsonPath(where, 'cwd'), secrets);
-    if (command === undefined || args === undefined || env === undefined || cwd === undefined) return undefined;
+    const command = scope.expand(entry.command, 'command', secrets);
+    const args = (entry.args ?? []).map((arg, index) => scope.expand(arg, ['args', index], secrets));
+    const env = Object.entries(entry.env ?? {}).map(([name, value]): [string, string | undefined] => [name, scope.expand(value, ['env', name], secrets)]);
+    const cwd = entry.cwd === undefined ? this.baseDir : scope.expand(entry.cwd, 'cwd', secrets);
+    if (command === undefined || !args.every(isDefined) || !env.every(hasDefinedValue) || cwd === undefined) return undefined;
     return {
       transport: 'stdio',
       command: command === 'node' ? process.execPath : command,
       args,
-      env: { ...this.inheritedEnv, ...env },
+      env: { ...this.inheritedEnv, ...Object.fromEntries(env) },
       cwd: path.resolve(this.baseDir, cwd),
       secrets: [...secrets],
     };
   }
 
-  private httpServer(entry: JsonObject, where: string): HttpServerTarget | undefined {
-    this.knownKeys(entry, where, ['url', 'headers']);
+  private httpServer(entry: HttpServerConfig, scope: EntryScope): HttpServerTarget | undefined {
     const secrets = new Set<string>();
-    const text = this.expanded(entry['url'], jsonPath(where, 'url'), secrets);
-    const headers = this.stringRecord(entry['headers'], jsonPath(where, 'headers'), secrets);
-    const url = text === undefined ? undefined : URL.parse(text);
-    const validUrl = url !== null && url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
-    // The configured text, not the expanded one: the expansion may hold a secret.
-    if (text !== undefined && !validUrl) this.problem(jsonPath(where, 'url'), `must be an http: or https: URL, got "${String(entry['url'])}"`);
-    if (!validUrl || headers === undefined) return undefined;
-    for (const value of Object.values(headers)) addHeaderSecrets(secrets, value);
-    addUrlSecrets(secrets, url);
+    const url = scope.url(entry.url, 'url', secrets);
+    const headers = scope.headers(entry.headers, 'headers', secrets);
+    if (url === undefined || headers === undefined) return undefined;
     return { transport: 'http', url, headers, secrets: [...secrets] };
   }
 
@@ -258,120 +264,74 @@ class Resolver {
     }
   }
 
-  private executor(raw: unknown, where: string, serverNames: readonly string[]): ResolvedExecutorConfig | undefined {
-    const entry = this.object(raw, where);
-    if (entry === undefined) return undefined;
-    const kind = this.requiredString(entry, 'kind', where);
-    switch (kind) {
-      case undefined:
-        return undefined;
-      case 'mcp':
-        return this.mcpExecutor(entry, where, serverNames);
-      case 'builtin':
-        return this.builtinExecutor(entry, where);
-      default:
-        this.problem(jsonPath(where, 'kind'), `unknown kind "${kind}" (supported: mcp, builtin)`);
-        return undefined;
-    }
-  }
-
-  private mcpExecutor(entry: JsonObject, where: string, serverNames: readonly string[]): Required<McpExecutorConfig> | undefined {
-    this.knownKeys(entry, where, ['kind', 'server', 'tool', 'timeoutMs']);
-    const server = this.requiredString(entry, 'server', where);
-    const tool = this.requiredString(entry, 'tool', where);
-    const timeoutMs = entry['timeoutMs'] ?? DEFAULT_MCP_TIMEOUT_MS;
-    const knownServer = server !== undefined && serverNames.includes(server);
-    if (server !== undefined && !knownServer) {
-      const known = serverNames.length > 0 ? `configured: ${serverNames.join(', ')}` : 'no mcpServers are configured';
-      this.problem(jsonPath(where, 'server'), `unknown MCP server "${server}" (${known})`);
-    }
-    const validTimeout = typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS;
-    if (!validTimeout) {
-      this.problem(jsonPath(where, 'timeoutMs'), `must be an integer number of milliseconds in 1..${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeoutMs)}`);
-    }
-    if (!knownServer || tool === undefined || !validTimeout) return undefined;
-    return { kind: 'mcp', server, tool, timeoutMs };
-  }
-
-  private builtinExecutor(entry: JsonObject, where: string): BuiltinExecutorConfig | undefined {
-    this.knownKeys(entry, where, ['kind', 'name']);
-    const name = this.requiredString(entry, 'name', where);
-    if (name === undefined) return undefined;
-    if (!isBuiltinName(name)) {
-      this.problem(jsonPath(where, 'name'), `unknown builtin "${name}" (one of: ${BUILTIN_NAMES.join(', ')})`);
+  /** One `executors` entry: its kind from the table, its schema, then the kind's own resolution. */
+  private executor(entry: JsonObject, where: string, serverNames: readonly string[]): ResolvedExecutorConfig | undefined {
+    const kindName = entry['kind'];
+    const supported = EXECUTOR_KINDS.map((kind) => kind.kind).join(', ');
+    if (kindName === undefined) {
+      this.problem(jsonPath(where, 'kind'), `is required (one of: ${supported})`);
       return undefined;
     }
-    return { kind: 'builtin', name };
-  }
-
-  /** `entry[key]` as a non-empty string; a problem when missing, not a string, or empty. */
-  private requiredString(entry: JsonObject, key: string, where: string): string | undefined {
-    const value = entry[key];
-    const at = jsonPath(where, key);
-    if (value === undefined) this.problem(at, 'is required');
-    else if (typeof value !== 'string') this.problem(at, `must be a string, got ${describe(value)}`);
-    else if (value === '') this.problem(at, 'must not be empty');
-    else return value;
-    return undefined;
-  }
-
-  /**
-   * A string with `${...}` references expanded; a problem when not a string or not expandable.
-   * The substituted values, except {@link PATH_VARIABLES}, are added to `secrets`.
-   */
-  private expanded(value: unknown, where: string, secrets: Set<string>): string | undefined {
-    if (typeof value !== 'string') {
-      this.problem(where, `must be a string, got ${describe(value)}`);
+    const kind = findKind(kindName);
+    if (kind === undefined) {
+      this.problem(jsonPath(where, 'kind'), `unknown kind ${typeof kindName === 'string' ? JSON.stringify(kindName) : describe(kindName)} (supported: ${supported})`);
       return undefined;
     }
-    const expansion = expandVariables(value, this.variables);
-    if (!expansion.ok) {
-      for (const problem of expansion.problems) this.problem(where, problem);
-      return undefined;
-    }
-    for (const { name, value: substituted } of expansion.substitutions) {
-      if (!PATH_VARIABLES.has(name)) secrets.add(substituted);
-    }
-    return expansion.value;
+    if (!this.valid(kind.schema, entry, where)) return undefined;
+    const resolved = kind.resolve(entry, this.scope(where, serverNames));
+    if (resolved === undefined) return undefined;
+    const timeoutSeconds = entry['timeoutSeconds'];
+    const timeoutMs = typeof timeoutSeconds === 'number' ? Math.round(timeoutSeconds * 1000) : kind.timeoutMs?.(entry);
+    return { kind: kind.kind, ...resolved, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000 };
   }
 
-  /** Optional array of strings, each expanded; `[]` when absent. */
-  private stringArray(value: unknown, where: string, secrets: Set<string>): string[] | undefined {
-    if (value === undefined) return [];
-    if (!Array.isArray(value)) {
-      this.problem(where, `must be an array of strings, got ${describe(value)}`);
-      return undefined;
-    }
-    const items = value.map((item, index) => this.expanded(item, jsonPath(where, index), secrets));
-    return items.every(isDefined) ? items : undefined;
+  /** True when `value` matches `schema`; else its problems are recorded. */
+  private valid(schema: TSchema, value: unknown, where: string): boolean {
+    if (Value.Check(schema, value)) return true;
+    this.problems.push(...schemaProblems(schema, value, where));
+    return false;
   }
 
-  /** Optional object of strings, each value expanded; `{}` when absent. */
-  private stringRecord(value: unknown, where: string, secrets: Set<string>): Record<string, string> | undefined {
-    if (value === undefined) return {};
-    const object = this.object(value, where);
-    if (object === undefined) return undefined;
-    const entries = Object.entries(object).map(([key, item]): [string, string | undefined] => [key, this.expanded(item, jsonPath(where, key), secrets)]);
-    return entries.every(hasDefinedValue) ? Object.fromEntries(entries) : undefined;
-  }
-
-  /** Entries of an optional object; `[]` (plus a problem unless absent) when not an object. */
-  private entries(value: unknown, where: string): [string, unknown][] {
-    if (value === undefined) return [];
-    const object = this.object(value, where);
-    return object === undefined ? [] : Object.entries(object);
-  }
-
-  private object(value: unknown, where: string): JsonObject | undefined {
-    if (isObject(value)) return value;
-    this.problem(where, `must be an object, got ${describe(value)}`);
-    return undefined;
-  }
-
-  private knownKeys(entry: JsonObject, where: string, allowed: readonly string[]): void {
-    for (const key of Object.keys(entry)) {
-      if (!allowed.includes(key)) this.problem(jsonPath(where, key), `unknown property (allowed: ${allowed.join(', ')})`);
-    }
+  /** The {@link EntryScope} of the entry at `where`. */
+  private scope(where: string, serverNames: readonly string[]): EntryScope {
+    const at = (field: EntryField | undefined): string =>
+      field === undefined ? where : (typeof field === 'string' ? [field] : field).reduce<string>((parent, key) => jsonPath(parent, key), where);
+    const scope: EntryScope = {
+      where,
+      serverNames,
+      problem: (field, message) => this.problem(at(field), message),
+      expand: (text, field, secrets) => {
+        const expansion = expandVariables(text, this.variables);
+        if (!expansion.ok) {
+          for (const problem of expansion.problems) this.problem(at(field), problem);
+          return undefined;
+        }
+        for (const { name, value } of expansion.substitutions) {
+          if (!PATH_VARIABLES.has(name)) secrets.add(value);
+        }
+        return expansion.value;
+      },
+      url: (text, field, secrets) => {
+        const expanded = scope.expand(text, field, secrets);
+        if (expanded === undefined) return undefined;
+        const url = URL.parse(expanded);
+        if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+          // The configured text, not the expanded one: the expansion may hold a secret.
+          this.problem(at(field), `must be an http: or https: URL, got ${JSON.stringify(text)} (after expansion)`);
+          return undefined;
+        }
+        addUrlSecrets(secrets, url);
+        return url;
+      },
+      headers: (headers, field, secrets) => {
+        const base = typeof field === 'string' ? [field] : field;
+        const entries = Object.entries(headers ?? {}).map(([name, value]): [string, string | undefined] => [name, scope.expand(value, [...base, name], secrets)]);
+        if (!entries.every(hasDefinedValue)) return undefined;
+        for (const [, value] of entries) addHeaderSecrets(secrets, value);
+        return Object.fromEntries(entries);
+      },
+    };
+    return scope;
   }
 
   private problem(where: string, message: string): void {
@@ -408,16 +368,10 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
-
-/** `parent.key`, `parent["odd key"]` or `parent[3]`. */
-function jsonPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+/** The entries of a section whose values are objects (the outline check reported the others). */
+function objectEntries(section: unknown): [string, JsonObject][] {
+  if (!isObject(section)) return [];
+  return Object.entries(section).filter((entry): entry is [string, JsonObject] => isObject(entry[1]));
 }
 
 function isDefined<T>(value: T | undefined): value is T {

@@ -1,18 +1,17 @@
 /**
  * The executor registry: loads and validates the registry file, then maps executor keys to
- * executors. Loading spawns and connects nothing; MCP servers are connected on first use.
+ * executors, each built by the factory of its kind (see `kinds.ts`). Loading spawns and connects
+ * nothing; MCP servers are connected, and the HTTP agent created, on first use.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createBuiltinExecutor } from './builtin.ts';
 import { errorMessage } from './error-message.ts';
+import { EXECUTOR_KINDS } from './kinds.ts';
 import { silentLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { createMcpExecutor } from './mcp.ts';
-import { McpConnectionPool } from './mcp-pool.ts';
 import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
-import type { RegistryConfig, ResolvedExecutorConfig } from './registry-config.ts';
+import type { RegistryConfig } from './registry-config.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorRegistry } from './types.ts';
 
@@ -78,6 +77,7 @@ export async function loadExecutorRegistry(options: LoadRegistryOptions = {}): P
 /**
  * Builds a registry from a config object (tests, or a config read elsewhere). It holds the
  * built-ins `builtin.echo`, `builtin.fail`, `builtin.sleep` plus every configured executor.
+ * `close()` closes what each kind's executors share (MCP connections and servers, the HTTP agent).
  * @throws RegistryConfigError listing every problem when `config` is invalid (it is checked at run
  * time, so untyped JSON may be passed).
  */
@@ -88,21 +88,25 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
     env: options.env ?? process.env,
     source: options.source ?? options.baseDir,
   });
-  const pool = new McpConnectionPool(resolved.servers, logger);
-  const build = (key: string, entry: ResolvedExecutorConfig): Executor =>
-    entry.kind === 'mcp' ? createMcpExecutor(key, entry, pool) : createBuiltinExecutor(key, entry.name);
-  const executors = new Map([...resolved.executors].map(([key, entry]) => [key, build(key, entry)]));
+  // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
+  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ servers: resolved.servers, logger })]));
+  const executors = new Map<string, Executor>();
+  for (const [key, entry] of resolved.executors) {
+    // The entry was resolved by this kind (registry-config.ts), so it has the kind's resolved shape.
+    executors.set(key, factories.get(entry.kind)!.create(key, entry as never));
+  }
   const keys = [...executors.keys()].sort();
   let closing: Promise<void> | undefined;
 
   return {
     has: (key) => executors.has(key),
+    kindOf: (key) => executors.get(key)?.kind,
     get(key) {
       const executor = executors.get(key);
       if (executor === undefined) throw new ExecutorError(`unknown executor key "${key}"`, { retryable: false });
       return executor;
     },
     keys: () => [...keys],
-    close: () => (closing ??= pool.close()),
+    close: () => (closing ??= Promise.all([...factories.values()].map((factory) => factory.close())).then(() => undefined)),
   };
 }

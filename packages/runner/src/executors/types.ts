@@ -11,8 +11,17 @@ export interface ExecutorCall {
   input: unknown;
   /** 1-based attempt number of this node run. */
   attempt: number;
-  /** Aborted when the run is cancelled or the process shuts down; executors must honour it. */
+  /**
+   * Aborted when the run is cancelled, the process shuts down, or the call's time is up (then its
+   * reason is a `TimeoutError` DOMException; see `abort.ts` `abortedError`). Executors must honour it.
+   */
   signal: AbortSignal;
+  /**
+   * The limit, in milliseconds, the caller enforces on this call through `signal` (the step runner
+   * always sets it). An executor whose library has a timer of its own disables it then, so that one
+   * limit applies; without it (a direct call) the executor may apply {@link Executor.timeoutMs}.
+   */
+  timeoutMs?: number;
   /** Identifies the call in logs: run id, node id, node name. */
   context: {
     runId: string;
@@ -30,10 +39,15 @@ export interface ExecutorCall {
 
 /** One configured executor, looked up by `executorKey`. */
 export interface Executor {
-  /** Registry kind: `mcp`, `builtin`, later `a2a` and `http`. */
+  /** Registry kind: `builtin`, `mcp`, `http`, later `a2a`. */
   readonly kind: string;
   /** The registry key this executor is known by. */
   readonly key: string;
+  /**
+   * Default limit of one call, milliseconds: the entry's `timeoutSeconds` (or an `mcp` entry's
+   * `timeoutMs`), else 60 s. A step's `stepConfig.timeoutSeconds` overrides it.
+   */
+  readonly timeoutMs: number;
   /**
    * Runs one attempt. Resolves with the output snapshot (any JSON value).
    * Rejects with {@link ExecutorError} (or any Error, treated as retryable).
@@ -49,10 +63,16 @@ export class ExecutorError extends Error {
   override readonly name = 'ExecutorError';
   readonly retryable: boolean;
   readonly details?: unknown;
-  constructor(message: string, options: { retryable?: boolean; details?: unknown; cause?: unknown } = {}) {
+  /**
+   * The least time to wait before another attempt, milliseconds, when the other side said so (an
+   * HTTP `Retry-After`); the step runner waits at least this long instead of its backoff alone.
+   */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options: { retryable?: boolean; details?: unknown; cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, { cause: options.cause });
     this.retryable = options.retryable ?? true;
     this.details = options.details;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -65,10 +85,12 @@ export function isRetryable(error: unknown): boolean {
 export interface ExecutorRegistry {
   /** True when `key` names a configured executor. */
   has(key: string): boolean;
+  /** The kind of executor `key` (`builtin`, `mcp`, `http`, ...); undefined when unknown. */
+  kindOf(key: string): string | undefined;
   /** The executor for `key`; throws ExecutorError (not retryable) when unknown. */
   get(key: string): Executor;
   /** All configured keys, sorted. */
   keys(): string[];
-  /** Closes pooled connections (MCP clients, spawned stdio servers). Idempotent. */
+  /** Closes pooled connections (MCP clients, spawned stdio servers, the HTTP agent). Idempotent. */
   close(): Promise<void>;
 }

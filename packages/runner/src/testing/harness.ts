@@ -12,25 +12,27 @@ import { systemClock, type Clock } from '../clock.ts';
 import { definitionChecks } from '../definition-checks.ts';
 import { recordDecision } from '../decisions.ts';
 import { RunEngine, type RunEngineOptions } from '../engine.ts';
-import { cancelledError } from '../executors/abort.ts';
+import { abortedError } from '../executors/abort.ts';
 import { createExecutorRegistry } from '../executors/registry.ts';
+import type { RegistryConfig } from '../executors/registry-config.ts';
 import type { Executor, ExecutorRegistry } from '../executors/types.ts';
 
 /**
  * `wait`: like the built-in `sleep` (waits `arguments.ms`, default 100, then echoes; rejects with
- * `cancelled` when the call aborts), but on `clock`, so that with a ManualClock the call ends only
+ * `cancelled` or `timed out after N s` when the call aborts), but on `clock`, so that with a ManualClock the call ends only
  * when the test advances time, and a test can see it in flight as a pending sleep.
  */
 function clockWaitExecutor(clock: Clock): Executor {
   return {
     kind: 'test',
     key: 'wait',
+    timeoutMs: 60_000,
     invoke: async (call) => {
       const ms = call.arguments['ms'];
       try {
         await clock.sleep(typeof ms === 'number' ? ms : 100, call.signal);
       } catch (error) {
-        if (call.signal.aborted) throw cancelledError(call.signal);
+        if (call.signal.aborted) throw abortedError(call.signal);
         throw error;
       }
       return { arguments: call.arguments, input: call.input };
@@ -48,6 +50,9 @@ export class CountingRegistry implements ExecutorRegistry {
   has(key: string) {
     return key in this.extra || this.inner.has(key);
   }
+  kindOf(key: string) {
+    return this.extra[key]?.kind ?? this.inner.kindOf(key);
+  }
   keys() {
     return [...new Set([...this.inner.keys(), ...Object.keys(this.extra)])].sort();
   }
@@ -59,6 +64,7 @@ export class CountingRegistry implements ExecutorRegistry {
     return {
       kind: executor.kind,
       key: executor.key,
+      timeoutMs: executor.timeoutMs,
       invoke: (call: Parameters<typeof executor.invoke>[0]) => {
         this.calls.push({ key, arguments: call.arguments, attempt: call.attempt, identity: call.context.identity });
         return executor.invoke(call);
@@ -102,11 +108,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Extra registry entries for a harness (e.g. `http` executors pointing at a test server). */
+export interface HarnessRegistry {
+  executors?: RegistryConfig['executors'];
+  /** For `${VAR}` expansion in those entries; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Test doubles by key, next to `wait` (e.g. an executor that ignores its signal). */
+  doubles?: Record<string, Executor>;
+}
+
 /**
  * Opens a fresh in-memory harness. `engineOptions` tune the engine (lease, clock, ...); their
  * `clock` (default: the system clock) is also the harness clock (see {@link Harness.clock}).
+ * `registry` adds executors to the built-in aliases `echo`, `fail`, `sleep` (and `wait`).
  */
-export async function openHarness(engineOptions: Partial<RunEngineOptions> = {}): Promise<Harness> {
+export async function openHarness(engineOptions: Partial<RunEngineOptions> = {}, registry: HarnessRegistry = {}): Promise<Harness> {
   const clock = engineOptions.clock ?? systemClock;
   const store = await openEmbeddedStore({ dataDir: null });
   const repos = await openRepositories(store);
@@ -117,11 +133,12 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {})
           echo: { kind: 'builtin', name: 'echo' },
           fail: { kind: 'builtin', name: 'fail' },
           sleep: { kind: 'builtin', name: 'sleep' },
+          ...registry.executors,
         },
       },
-      { baseDir: tmpdir() },
+      { baseDir: tmpdir(), env: registry.env },
     ),
-    { wait: clockWaitExecutor(clock) },
+    { wait: clockWaitExecutor(clock), ...registry.doubles },
   );
   const cel = new CelEngine();
   const logger = pino({ level: 'silent' });

@@ -101,11 +101,16 @@ export class CollectionIndexes {
 
   /**
    * The keys of the documents that can match a filter pinning fields to values (see
-   * `indexablePins`): the smallest equality-index lookup, or undefined when no pinned field is
-   * indexed (the caller scans).
+   * `indexablePins`): the smallest lookup of a unique index whose fields are all pinned or of an
+   * equality index, or undefined when no pinned field is indexed (the caller scans).
    */
   candidates(pins: ReadonlyMap<string, readonly unknown[]>): ReadonlySet<string> | undefined {
     let best: ReadonlySet<string> | undefined;
+    if (pins.size === 0) return undefined;
+    for (const index of this.#unique) {
+      const docKeys = index.lookup(pins);
+      if (docKeys && (!best || docKeys.size < best.size)) best = docKeys;
+    }
     for (const [path, values] of pins) {
       const docKeys = this.#equality.get(path)?.lookup(values);
       if (docKeys && (!best || docKeys.size < best.size)) best = docKeys;

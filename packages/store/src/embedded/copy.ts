@@ -1,9 +1,12 @@
 /**
- * Copies into and out of the embedded store through a BSON round trip, the same conversion the
- * MongoDB driver applies on the wire: ObjectId, Date, Binary, Long and RegExp survive, `undefined`
- * becomes `null`, functions are dropped, and the copy shares no object with its source.
+ * Copies into and out of the embedded store. Into it through a BSON round trip, the same
+ * conversion the MongoDB driver applies on the wire: ObjectId, Date, Binary, Long and RegExp
+ * survive, `undefined` becomes `null`, functions are dropped, and the copy shares no object with
+ * its source ({@link normalizeDocument}, whose bytes are also the journal's). Out of it by
+ * {@link cloneStored}, a plain deep copy of what such a round trip produced: the result is the
+ * same, without encoding.
  */
-import { BSON } from 'mongodb';
+import { BSON, ObjectId } from 'mongodb';
 import { DocumentTooLargeError, type Document } from '../document-collection.ts';
 
 /** MongoDB's maximum document size in bytes of BSON (16 MiB). */
@@ -41,4 +44,85 @@ export function copyDocument(doc: Document): Document {
 /** A deep copy of a single value (e.g. an `_id`), with the same conversions as {@link copyDocument}. */
 export function copyValue(value: unknown): unknown {
   return copyDocument({ value }).value;
+}
+
+/** A document in the form MongoDB would store it, with its BSON bytes (what the journal records). Throws as {@link encodeDocument}. */
+export function normalizeDocument(doc: Document): { readonly document: Document; readonly bytes: Uint8Array } {
+  const bytes = encodeDocument(doc);
+  // A plain deep copy is the same as decoding, and cheaper, when BSON would change nothing.
+  return { document: isNormalized(doc) ? cloneStored(doc) : decodeDocument(bytes), bytes };
+}
+
+/**
+ * A deep copy of `value`, which must be BSON-normalized (a document the store holds, or a part
+ * of one): equal to a BSON round trip of it and sharing no object with it, but without encoding.
+ * Plain objects, arrays, Dates and ObjectIds are copied directly; any other BSON type (Binary,
+ * Decimal128, DBRef, RegExp...) through a BSON round trip.
+ */
+export function cloneStored<T>(value: T): T {
+  return cloneValue(value) as T;
+}
+
+function cloneValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = cloneValue(value[i]);
+    return copy;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype || prototype === null) {
+    const source = value as Record<string, unknown>;
+    const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+    for (const key of Object.keys(source)) {
+      const field = cloneValue(source[key]);
+      // An own `__proto__` key (user JSON) must stay a field, never become the prototype.
+      if (key === '__proto__') Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
+      else copy[key] = field;
+    }
+    return copy;
+  }
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof ObjectId) return new ObjectId(value);
+  return copyValue(value);
+}
+
+/**
+ * True when `value` is already what a BSON round trip of it produces, so that it can be stored
+ * as is (or copied by {@link cloneStored}): only well-formed strings (BSON's UTF-8 replaces a lone
+ * surrogate), numbers, booleans, null, valid Dates (an invalid one comes back as 1970), ObjectIds,
+ * arrays without holes or `undefined`, and objects of `Object.prototype` with well-formed keys
+ * holding such values. False for anything else (e.g. `undefined`, which BSON turns into null, a
+ * Binary, a class instance): decode it from its BSON then.
+ */
+export function isNormalized(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+      return isWellFormed(value);
+    case 'number':
+    case 'boolean':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isNormalized(value[i])) return false;
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype) {
+    const fields = value as Record<string, unknown>;
+    for (const key of Object.keys(fields)) if (!isWellFormed(key) || !isNormalized(fields[key])) return false;
+    return true;
+  }
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  return value instanceof ObjectId;
+}
+
+/** `String.prototype.isWellFormed` (Node 20; not in the ES2023 typings): no lone surrogate. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }

@@ -2,7 +2,10 @@
  * One collection of the embedded backend. Every operation runs synchronously inside the call
  * (the async methods only wrap it), so a single-document operation is atomic, and a
  * findOneAndUpdate is a compare-and-set. Documents are held as BSON-normalized objects in a Map
- * keyed by the canonical key of their `_id`; callers only ever get copies.
+ * keyed by the canonical key of their `_id`; callers only ever get copies. A write normalizes the
+ * document through BSON once, and those bytes are the journal's; a live document is never
+ * mutated (an update works on a copy that replaces it), and reads copy it out without BSON
+ * (`cloneStored`).
  */
 import type {
   DeleteResult,
@@ -19,7 +22,7 @@ import type {
 import { requireId } from '../require-id.ts';
 import { canonicalKey } from './canonical-key.ts';
 import { CollectionIndexes } from './collection-indexes.ts';
-import { copyDocument, copyValue } from './copy.ts';
+import { cloneStored, decodeDocument, encodeDocument, isNormalized, normalizeDocument } from './copy.ts';
 import { DuplicateKeyError } from './errors.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
 import type { JournalEntry } from './journal-entry.ts';
@@ -71,16 +74,17 @@ export class EmbeddedCollection implements DocumentCollection {
 
   async insertOne(doc: Document): Promise<void> {
     requireId(doc);
-    this.#insert(copyDocument(doc));
+    const { document, bytes } = normalizeDocument(doc);
+    this.#insert(document, bytes);
   }
 
   async findOne(filter: Filter<Document>, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Document | null> {
     const [doc] = this.#select(filter, { ...options, limit: 1 });
-    return doc ? copyDocument(doc) : null;
+    return doc ? cloneStored(doc) : null;
   }
 
   async find(filter: Filter<Document>, options: FindOptions = {}): Promise<Document[]> {
-    return this.#select(filter, options).map(copyDocument);
+    return this.#select(filter, options).map(cloneStored);
   }
 
   async countDocuments(filter: Filter<Document>): Promise<number> {
@@ -107,7 +111,7 @@ export class EmbeddedCollection implements DocumentCollection {
       result = returnBefore ? null : inserted;
     }
     if (!result) return null;
-    return copyDocument(options.projection ? projectDocument(result, options.projection) : result);
+    return cloneStored(options.projection ? projectDocument(result, options.projection) : result);
   }
 
   async updateOne(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -160,7 +164,7 @@ export class EmbeddedCollection implements DocumentCollection {
     const targets = this.#select(filter, { limit });
     if (targets.length === 0 && options.upsert) {
       const inserted = this.#upsert(filter, parsed);
-      return { matchedCount: 0, modifiedCount: 0, upsertedId: copyValue(inserted._id) };
+      return { matchedCount: 0, modifiedCount: 0, upsertedId: cloneStored(inserted._id) };
     }
     let modifiedCount = 0;
     for (const target of targets) if (this.#update(target, parsed, filter) !== target) modifiedCount += 1;
@@ -179,14 +183,20 @@ export class EmbeddedCollection implements DocumentCollection {
     return targets.length;
   }
 
-  /** Applies `update` to a copy of the live `target`; returns the new live document, or `target` when nothing changed. */
+  /**
+   * Applies `update` to a copy of the live `target`; returns the new live document, or `target`
+   * when nothing changed. The copy is encoded once, for the journal, and becomes live as is when
+   * it is BSON-normalized (the update's values are normalized copies), which is the rule; it is
+   * decoded from those bytes otherwise (e.g. `$unset` of an array element leaves `undefined`).
+   */
   #update(target: Document, update: ParsedUpdate, filter: Filter<Document>): Document {
-    const working = copyDocument(target);
+    const working = cloneStored(target);
     if (!applyUpdate(working, update, filter)) return target;
-    const updated = copyDocument(working);
+    const bytes = encodeDocument(working);
+    const updated = isNormalized(working) ? working : decodeDocument(bytes);
     const docKey = canonicalKey(target._id);
     this.#indexes.assertUnique(docKey, updated);
-    this.#commit({ op: 'put', collection: this.collectionName, document: updated }, () => {
+    this.#commit({ op: 'put', collection: this.collectionName, document: updated, bytes }, () => {
       this.#documents.set(docKey, updated);
       this.#indexes.replace(docKey, target, updated);
     });
@@ -195,20 +205,20 @@ export class EmbeddedCollection implements DocumentCollection {
 
   /** Inserts the document an upsert of `filter` with `update` creates; returns it (live). */
   #upsert(filter: Filter<Document>, update: ParsedUpdate): Document {
-    const doc = copyDocument(upsertDocument(filter, update));
-    requireId(doc);
-    this.#insert(doc);
-    return doc;
+    const { document, bytes } = normalizeDocument(upsertDocument(filter, update));
+    requireId(document);
+    this.#insert(document, bytes);
+    return document;
   }
 
-  /** Inserts the BSON-normalized `doc`, which becomes live. Throws a DuplicateKeyError on a unique clash. */
-  #insert(doc: Document): void {
+  /** Inserts the BSON-normalized `doc` (encoded as `bytes`), which becomes live. Throws a DuplicateKeyError on a unique clash. */
+  #insert(doc: Document, bytes: Uint8Array): void {
     const docKey = canonicalKey(doc._id);
     if (this.#documents.has(docKey)) {
       throw new DuplicateKeyError(this.collectionName, '_id_', { _id: 1 }, { _id: doc._id });
     }
     this.#indexes.assertUnique(docKey, doc);
-    this.#commit({ op: 'put', collection: this.collectionName, document: doc }, () => {
+    this.#commit({ op: 'put', collection: this.collectionName, document: doc, bytes }, () => {
       this.#documents.set(docKey, doc);
       this.#indexes.add(docKey, doc);
     });

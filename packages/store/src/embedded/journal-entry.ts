@@ -14,13 +14,22 @@ import type { Line } from './line-reader.ts';
 
 /** One change (journal) or one piece of state (snapshot) of a collection. */
 export type JournalEntry =
-  | { readonly op: 'put'; readonly collection: string; readonly document: Document }
+  | {
+      readonly op: 'put';
+      readonly collection: string;
+      readonly document: Document;
+      /** `document` encoded as BSON, when the writer already has it (saves encoding it again). */
+      readonly bytes?: Uint8Array;
+    }
   | { readonly op: 'delete'; readonly collection: string; readonly id: unknown }
   | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition };
 
 /** The line (without its newline) of `entry`. Throws as `encodeDocument`. */
 export function encodeEntry(entry: JournalEntry): string {
-  return JSON.stringify({ op: entry.op, coll: entry.collection, bson: Buffer.from(encodeDocument(payloadOf(entry))).toString('base64') });
+  const bytes = (entry.op === 'put' ? entry.bytes : undefined) ?? encodeDocument(payloadOf(entry));
+  const bson = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  // As JSON.stringify({ op, coll, bson }) would write it (base64 needs no escaping).
+  return `{"op":${JSON.stringify(entry.op)},"coll":${JSON.stringify(entry.collection)},"bson":"${bson}"}`;
 }
 
 /** The entry encoded in `line`. Throws an Error naming what is malformed. */

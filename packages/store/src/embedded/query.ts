@@ -2,12 +2,30 @@
  * The embedded backend's use of mingo for reading: filter matching, sort, skip, limit and
  * projection, with MongoDB's query language. Scripts (`$where`, `$function`) are disabled.
  */
-import { Query } from 'mingo';
+import { Context, Query as LoadedQuery } from 'mingo';
+import { Query } from 'mingo/query';
+import type { Options } from 'mingo/types';
 import type { Document, Filter } from '../document-collection.ts';
 import type { SortSpec } from './sort-spec.ts';
-import { copyDocument } from './copy.ts';
+import { cloneStored } from './copy.ts';
 
-const QUERY_OPTIONS = { scriptEnabled: false } as const;
+/**
+ * The compute options of every query: all of mingo's operators, scripts disabled. mingo's
+ * `Query` (the one preloaded with operators) copies its whole operator tables into a new context
+ * on every construction, a cost paid by every read; the plain `Query` of `mingo/query` reuses
+ * the context of options that are already compute options. mingo does not export that class, so
+ * the preloaded `Query` builds an instance once, handing it to a query operator made for the purpose.
+ */
+const QUERY_OPTIONS: Partial<Options> = (() => {
+  let captured: Partial<Options> | undefined;
+  const capture = (_field: string, _value: unknown, options: Partial<Options>) => {
+    captured = options;
+    return () => true;
+  };
+  new LoadedQuery({ _: { $captureOptions: 1 } }, { scriptEnabled: false, context: Context.init({ query: { $captureOptions: capture } }) });
+  if (!captured) throw new Error('mingo did not hand its compute options to a query operator');
+  return captured;
+})();
 
 /** A compiled filter: true when the document matches. */
 export type Matcher = (doc: Document) => boolean;
@@ -49,7 +67,7 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   if (limit !== 0) cursor.limit(Math.abs(limit));
   const selected = cursor.all();
   if (!nested) return selected;
-  return selected.map((doc) => new Query({}, QUERY_OPTIONS).find<Document>([copyDocument(doc)], projection).all()[0]!);
+  return selected.map((doc) => new Query({}, QUERY_OPTIONS).find<Document>([cloneStored(doc)], projection).all()[0]!);
 }
 
 /** `doc` shaped by an inclusion or exclusion `projection` (may share nested objects with `doc`). */

@@ -3,10 +3,14 @@
  * the document owning it.
  */
 import type { Document } from '../document-collection.ts';
+import { canonicalKey } from './canonical-key.ts';
 import { DuplicateKeyError } from './errors.ts';
 import type { IndexDefinition } from './index-definition.ts';
 import { indexedValues } from './indexed-values.ts';
 import { compileFilter, type Matcher } from './query.ts';
+
+/** Above this many combinations of `$in` values, {@link UniqueIndex.lookup} leaves the lookup to the other indexes. */
+const MAX_LOOKUP_COMBINATIONS = 64;
 
 interface IndexEntry {
   /** Canonical key of the tuple of values. */
@@ -56,6 +60,28 @@ export class UniqueIndex {
     for (const entry of this.#entriesOf(doc)) {
       if (this.#owners.get(entry.key) === docKey) this.#owners.delete(entry.key);
     }
+  }
+
+  /**
+   * The keys of the documents that can match a filter pinning fields to values (see
+   * `indexablePins`), when it pins every field of this index and the index is not partial (a
+   * partial index does not hold every document); else undefined. At most one document per
+   * combination of values, so a lookup instead of a scan.
+   */
+  lookup(pins: ReadonlyMap<string, readonly unknown[]>): ReadonlySet<string> | undefined {
+    if (this.definition.partialFilterExpression) return undefined;
+    let keys: string[][] = [[]];
+    for (const field of this.#fields) {
+      const values = pins.get(field);
+      if (!values || keys.length * values.length > MAX_LOOKUP_COMBINATIONS) return undefined;
+      keys = keys.flatMap((combination) => values.map((value) => [...combination, canonicalKey(value)]));
+    }
+    const docKeys = new Set<string>();
+    for (const combination of keys) {
+      const owner = this.#owners.get(JSON.stringify(combination));
+      if (owner !== undefined) docKeys.add(owner);
+    }
+    return docKeys;
   }
 
   /** The index entries of `doc`: none outside the partial filter, one per combination of multikey values. */

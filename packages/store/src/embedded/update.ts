@@ -10,11 +10,12 @@ import { $addToSet, $bit, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, 
 import { setValue } from 'mingo/util';
 import { ObjectId } from 'mongodb';
 import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
+import { copyDocument } from './copy.ts';
 import { pinnedFields } from './pinned-fields.ts';
 import { compileFilter } from './query.ts';
 import { resolveUpdatePaths, type ArrayFilterMatchers } from './update-paths.ts';
 
-/** A validated update: the operators to apply, `$setOnInsert`'s fields, the compiled arrayFilters. */
+/** A validated update: the operators to apply (BSON-normalized copies), `$setOnInsert`'s fields, the compiled arrayFilters. */
 export interface ParsedUpdate {
   readonly modifier: Document;
   readonly setOnInsert: Document | undefined;
@@ -49,7 +50,7 @@ const IDENTIFIER = /\$\[([^\]]+)\]/g;
  * requires. `$currentDate` takes the time of this call. Throws a TypeError for a replacement
  * document, an unknown or malformed operator, or a `$currentDate` other than `true` /
  * `{ $type: 'date' }`; an Error for an arrayFilters mismatch; mingo's error for a malformed
- * array filter.
+ * array filter; BSON's error (or a DocumentTooLargeError) for operator values BSON cannot hold.
  */
 export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Document[] = []): ParsedUpdate {
   const operators = Object.entries(update as Document);
@@ -78,7 +79,9 @@ export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Docume
   }
   const { $setOnInsert: setOnInsert, ...modifier } = update as Document;
   if (modifier.$currentDate) modifier.$currentDate = currentDates(modifier.$currentDate as Document);
-  return { modifier, setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
+  // The operators' values as MongoDB would receive them, and none of them the caller's objects:
+  // what an update writes into a document is then already BSON-normalized (see `isNormalized`).
+  return { modifier: copyDocument(modifier), setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
 }
 
 /**

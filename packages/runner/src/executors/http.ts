@@ -1,0 +1,282 @@
+/**
+ * Executor kind `http`: calls a webhook with undici.
+ *
+ * - Registry entry: `{ "kind": "http", "url", "method"? (POST, PUT, PATCH or DELETE; default
+ *   POST), "headers"?, "timeoutSeconds"? }`. `url` and header values expand `${VAR}`; header values,
+ *   substituted values and URL credentials and query values are secrets (see `redact.ts`).
+ * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
+ *   plus the entry's headers (which may override `accept` and `content-type`).
+ * - Output snapshot: a JSON response's value (`application/json` or `*+json`; at most
+ *   {@link MAX_JSON_BYTES}), else `{ status, contentType, text, truncated }` with at most
+ *   {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
+ * - Failures (all ExecutorError, message `HTTP <METHOD> <origin><path> ...`, never the query):
+ *   - a status outside 2xx: `answered <status>: <body excerpt>`, `details: { status, body }`;
+ *     retryable for 408, 429 and 5xx, not for any other status (redirects are not followed). On
+ *     429 and 503 a `Retry-After` (seconds or an HTTP date; at most a day) becomes `retryAfterMs`;
+ *   - connection errors (refused, reset, DNS): retryable;
+ *   - the call's signal: `cancelled` (not retryable) or `timed out after N s` (retryable); the
+ *     request is aborted either way;
+ *   - a 2xx JSON response that does not parse, or is larger than {@link MAX_JSON_BYTES}: not retryable.
+ * - Time limit: only the call's signal (the step runner's per-call limit); the agent's own header
+ *   and body timers are off, so a step may wait as long as its limit says.
+ * - One undici Agent per registry (keep-alive connections shared by every `http` executor), loaded
+ *   and created on the first call, destroyed when the registry closes.
+ */
+import type { Agent, Dispatcher } from 'undici';
+import Type from 'typebox';
+import runnerPackage from '../../package.json' with { type: 'json' };
+import { abortable, abortedError } from './abort.ts';
+import { errorMessage } from './error-message.ts';
+import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
+import { redactingLogger } from './logger.ts';
+import type { ExecutorLogger } from './logger.ts';
+import { Redactor } from './redact.ts';
+import { ExecutorError } from './types.ts';
+import type { Executor, ExecutorCall } from './types.ts';
+
+/** Methods an `http` entry may use: each sends the step's `config` as its JSON body. */
+export const HTTP_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Largest JSON response body read (16 MiB, MongoDB's document limit: no larger output could be stored). */
+export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+/** Most bytes of a non-JSON response body kept as `text` (64 KiB); the rest is not read. */
+export const MAX_TEXT_BYTES = 64 * 1024;
+
+/** Most bytes of a failed response's body read for its excerpt. */
+const EXCERPT_BYTES = 4 * 1024;
+
+/** Most characters of a body excerpt in a failure message. */
+const EXCERPT_CHARS = 500;
+
+/** Longest `Retry-After` honoured (a day; longer ones are cut to this). */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** Header names the request sets itself or that undici does not allow to be set. */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer',
+]);
+
+/** RFC 9110 token: what a header name may contain. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"? }`. */
+export const HttpEntry = entrySchema('http', {
+  url: urlSchema('The webhook, http: or https:; ${VAR} expansion; credentials and query values are secrets'),
+  method: Type.Optional(Type.Enum([...HTTP_METHODS], { description: 'Default POST; the body is always the step config as JSON' })),
+  headers: Type.Optional(HeadersSchema),
+});
+
+/** What an `http` entry resolves to (plus `kind` and `timeoutMs`). */
+export interface ResolvedHttpEntry {
+  url: URL;
+  method: (typeof HTTP_METHODS)[number];
+  headers: Record<string, string>;
+  /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
+  secrets: string[];
+}
+
+/** The `http` kind (see `kind.ts`): one undici Agent per registry. */
+export const httpKind = defineKind({
+  kind: 'http',
+  schema: HttpEntry,
+  // Today's rule until the a2a kind exists (see ExecutorKind.a2aPool).
+  a2aPool: true,
+  resolve: (entry, scope): ResolvedHttpEntry | undefined => {
+    const secrets = new Set<string>();
+    const url = scope.url(entry.url, 'url', secrets);
+    const headers = scope.headers(entry.headers, 'headers', secrets);
+    let ok = url !== undefined && headers !== undefined;
+    for (const name of Object.keys(entry.headers ?? {})) {
+      if (!HEADER_NAME.test(name)) {
+        scope.problem(['headers', name], 'is not a valid header name');
+        ok = false;
+      } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+        scope.problem(['headers', name], 'is set by the HTTP client and cannot be configured');
+        ok = false;
+      }
+    }
+    if (!ok || url === undefined || headers === undefined) return undefined;
+    return { url, method: entry.method ?? 'POST', headers, secrets: [...secrets] };
+  },
+  open: ({ logger }) => {
+    const agent = new SharedAgent();
+    return {
+      create: (key, entry) => createHttpExecutor(key, entry, agent, logger),
+      close: () => agent.close(),
+    };
+  },
+});
+
+/** The Agent of one registry: undici is loaded, and the Agent created, on the first call. */
+export class SharedAgent {
+  #agent: Promise<Agent> | undefined;
+  #closing: Promise<void> | undefined;
+
+  /** The Agent; rejects (not retryable) once the registry is closed. */
+  get(): Promise<Agent> {
+    if (this.#closing !== undefined) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
+    // No header or body timers of its own: the call's signal bounds every request (see the module comment).
+    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 })));
+  }
+
+  /** Destroys the Agent: open sockets close and requests still under way fail. Idempotent. */
+  close(): Promise<void> {
+    return (this.#closing ??= (async () => {
+      const agent = await this.#agent?.catch(() => undefined);
+      await agent?.destroy();
+    })());
+  }
+}
+
+/** Creates the `http` executor `key` (see the module comment); nothing connects until invoked. */
+export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { timeoutMs: number }, agent: SharedAgent, registryLogger: ExecutorLogger): Executor {
+  const { url, method } = entry;
+  const subject = `HTTP ${method} ${url.origin}${url.pathname}`;
+  const redactor = new Redactor(entry.secrets);
+  const logger = redactingLogger(registryLogger, redactor);
+  const details = { method, url: `${url.origin}${url.pathname}` };
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/*;q=0.9, */*;q=0.8', 'user-agent': `switchyard/${runnerPackage.version}`, ...lowerCaseKeys(entry.headers) };
+
+  async function attempt(call: ExecutorCall): Promise<unknown> {
+    const dispatcher = await abortable(agent.get(), call.signal);
+    logger.debug({ executor: key, method, url: details.url, ...call.context, attempt: call.attempt }, 'calling webhook');
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        body: JSON.stringify(call.arguments),
+        signal: call.signal,
+      });
+    } catch (error) {
+      throw failure(error, call);
+    }
+    try {
+      return await answer(response);
+    } catch (error) {
+      response.body.destroy();
+      throw failure(error, call);
+    }
+  }
+
+  /** The output of a response, or the ExecutorError it stands for. */
+  async function answer(response: Dispatcher.ResponseData): Promise<unknown> {
+    const status = response.statusCode;
+    const contentType = headerValue(response.headers['content-type']);
+    if (status < 200 || status > 299) {
+      const { text } = await readText(response.body, EXCERPT_BYTES);
+      const excerpt = bodyExcerpt(text);
+      const retryable = status === 408 || status === 429 || status >= 500;
+      const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(response.headers['retry-after'])) : undefined;
+      throw new ExecutorError(`${subject} answered ${status}${excerpt === '' ? '' : `: ${excerpt}`}`, {
+        retryable,
+        details: { ...details, status, body: excerpt },
+        retryAfterMs,
+      });
+    }
+    if (contentType !== null && isJson(contentType)) {
+      const { text, complete } = await readText(response.body, MAX_JSON_BYTES);
+      if (!complete) {
+        throw new ExecutorError(`${subject} answered ${status} with a JSON body over ${MAX_JSON_BYTES} bytes`, { retryable: false, details: { ...details, status } });
+      }
+      if (text.trim() !== '') {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch (error) {
+          throw new ExecutorError(`${subject} answered ${status} with invalid JSON (${errorMessage(error)}): ${bodyExcerpt(text)}`, {
+            retryable: false,
+            details: { ...details, status, body: bodyExcerpt(text) },
+          });
+        }
+      }
+    }
+    const { text, complete } = await readText(response.body, MAX_TEXT_BYTES);
+    return { status, contentType, text, truncated: !complete };
+  }
+
+  /** Anything thrown while calling, as an ExecutorError. */
+  function failure(error: unknown, call: ExecutorCall): ExecutorError {
+    if (call.signal.aborted) return abortedError(call.signal, subject);
+    if (error instanceof ExecutorError) return error;
+    // Connection refused or reset, DNS, TLS, a broken body: another attempt may get through.
+    const code = (error as { code?: unknown }).code;
+    const text = typeof code === 'string' && !errorMessage(error).includes(code) ? `${code}: ${errorMessage(error)}` : errorMessage(error);
+    return new ExecutorError(`${subject} failed: ${text}`, { retryable: true, cause: error, details });
+  }
+
+  return {
+    kind: 'http',
+    key,
+    timeoutMs: entry.timeoutMs,
+    // The one place outputs and errors leave for the run's records: redact both here.
+    async invoke(call: ExecutorCall): Promise<unknown> {
+      let output: unknown;
+      try {
+        output = await attempt(call);
+      } catch (error) {
+        const redacted = redactor.executorError(error);
+        logger.debug({ executor: key, method, url: details.url, ...call.context, attempt: call.attempt, err: redacted }, 'webhook call failed');
+        throw redacted;
+      }
+      return redactor.value(output);
+    },
+  };
+}
+
+/**
+ * Reads at most `limit` bytes of `body` as UTF-8 text; `complete` is false when there was more
+ * (the rest is not read; the body is destroyed).
+ */
+async function readText(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = true;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
+      complete = false;
+      break; // ends the iteration, which destroys the body
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(chunks)), complete };
+}
+
+/** The start of a body for a message: whitespace runs collapsed, at most {@link EXCERPT_CHARS} characters. */
+function bodyExcerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= EXCERPT_CHARS ? flat : `${flat.slice(0, EXCERPT_CHARS)}…`;
+}
+
+/** `Retry-After` (delay seconds or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    ms = Math.max(0, at - now);
+  }
+  return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/** `application/json`, `application/problem+json`, ... (parameters such as `charset` ignored). */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}

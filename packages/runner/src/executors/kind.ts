@@ -1,0 +1,126 @@
+/**
+ * The contract of one executor kind (`builtin`, `mcp`, `http`, ...): the TypeBox schema of its
+ * registry entries, how a valid entry is resolved (variables expanded, references checked), and a
+ * factory that builds its executors on resources the kind shares within one registry (an MCP
+ * connection pool, an HTTP agent). The table of kinds is `kinds.ts`; adding a kind is one module
+ * exporting an {@link ExecutorKind} and one line there.
+ */
+import { STEP_TIMEOUT_SECONDS_RANGE } from '@switchyard/domain';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
+import type { ExecutorLogger } from './logger.ts';
+import type { McpServerTarget } from './registry-config.ts';
+import type { Executor } from './types.ts';
+
+/** Default per-call limit of every executor whose entry sets none (60 s). */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+/** `timeoutSeconds` of any registry entry: its default per-call limit (bounds as `stepConfig.timeoutSeconds`: 1 s to a day). */
+export const TimeoutSeconds = Type.Number({
+  ...STEP_TIMEOUT_SECONDS_RANGE,
+  unit: 'seconds',
+  description: `Default limit of one call, seconds (default ${DEFAULT_TIMEOUT_SECONDS}); a step's stepConfig.timeoutSeconds overrides it`,
+});
+
+/**
+ * The schema of one `executors` entry of `kind`: `{ "kind": "<kind>", ...properties, "timeoutSeconds"? }`,
+ * no other keys.
+ */
+export function entrySchema<K extends string, P extends TProperties>(kind: K, properties: P) {
+  return Type.Object(
+    { kind: Type.Literal(kind), ...properties, timeoutSeconds: Type.Optional(TimeoutSeconds) },
+    { additionalProperties: false },
+  );
+}
+
+/** Where a URL may start before expansion: `http://`, `https://` (any case), or a `${VAR}` holding the whole URL. */
+const URL_PATTERN = '^(?:[Hh][Tt][Tt][Pp][Ss]?://|\\$\\{)';
+
+/** A URL field: `http:` or `https:`, `${VAR}` expansion allowed (checked again after expansion, see {@link EntryScope.url}). */
+export function urlSchema(description: string) {
+  return Type.String({ pattern: URL_PATTERN, problem: 'must be an http: or https: URL', description });
+}
+
+/** Header values by name; values support `${VAR}` expansion and are treated as secrets. */
+export const HeadersSchema = Type.Record(Type.String(), Type.String(), {
+  description: 'Sent with every request; values expand ${VAR} and are treated as secrets',
+});
+
+/** A field of an entry: `"url"` or a path below it, `["headers", "Authorization"]`. */
+export type EntryField = string | readonly (string | number)[];
+
+/**
+ * What resolving one valid entry may use. Problems are collected (not thrown), each with the JSON
+ * path of the entry and field, so that a registry reports everything wrong with it at once.
+ */
+export interface EntryScope {
+  /** JSON path of the entry, e.g. `$.executors.hook`. */
+  readonly where: string;
+  /** Every name under `mcpServers`, valid or not (so a bad server is not also reported as unknown). */
+  readonly serverNames: readonly string[];
+  /** Reports a problem at `field` of the entry (the entry itself when undefined). */
+  problem(field: EntryField | undefined, message: string): void;
+  /**
+   * `text` with `${VAR}` / `${VAR:-default}` expanded; undefined (and a problem) when a variable is
+   * unset or a reference malformed. Every substituted value (except the built-in paths
+   * `${REGISTRY_DIR}` and `${DATA_DIR}`) is added to `secrets`.
+   */
+  expand(text: string, field: EntryField, secrets: Set<string>): string | undefined;
+  /** {@link expand}, then parsed as an `http:`/`https:` URL whose credentials and query values are added to `secrets`. */
+  url(text: string, field: EntryField, secrets: Set<string>): URL | undefined;
+  /** Header values expanded; each value (and the credentials after a scheme such as `Bearer`) is added to `secrets`. */
+  headers(headers: Readonly<Record<string, string>> | undefined, field: EntryField, secrets: Set<string>): Record<string, string> | undefined;
+}
+
+/** What every resolved entry holds, whatever its kind. */
+export interface ResolvedCommon {
+  kind: string;
+  /** Default limit of one call, milliseconds (see {@link ExecutorKind.timeoutMs}). */
+  timeoutMs: number;
+}
+
+/** What a kind's executors may share within one registry. */
+export interface KindContext {
+  /** The registry's MCP servers, resolved. */
+  servers: ReadonlyMap<string, McpServerTarget>;
+  /** The registry's logger (not redacting: each kind redacts its own secrets). */
+  logger: ExecutorLogger;
+}
+
+/** The executors of one kind within one registry, and what they share. */
+export interface KindFactory<R> {
+  /** Builds executor `key`; connects nothing. */
+  create(key: string, entry: R & ResolvedCommon): Executor;
+  /** Releases what the kind's executors share (connections, sockets, child processes). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** One executor kind: see the module comment. `S` is the entry schema, `R` what an entry resolves to. */
+export interface ExecutorKind<S extends TObject = TObject, R extends object = object> {
+  /** The `kind` value of its entries. */
+  readonly kind: string;
+  /** Schema of one entry, `kind` and `timeoutSeconds` included (see {@link entrySchema}). */
+  readonly schema: S;
+  /**
+   * May a step's `a2aPool` list executors of this kind? The spec wants A2A agents there; until the
+   * `a2a` kind exists (issue 9 item 2) every kind is accepted, as before kinds were known. Item 2
+   * sets this to true on `a2a` and `builtin` (tests) and to false on the others.
+   */
+  readonly a2aPool: boolean;
+  /**
+   * Checks what the schema cannot (references, expansions) and resolves a schema-valid entry;
+   * undefined after reporting problems on `scope`. Pure: spawns and connects nothing.
+   */
+  resolve(entry: Static<S>, scope: EntryScope): R | undefined;
+  /**
+   * The entry's own default call limit in milliseconds when it sets no `timeoutSeconds` (e.g. the
+   * `timeoutMs` `mcp` entries had first); undefined: {@link DEFAULT_TIMEOUT_SECONDS}.
+   */
+  timeoutMs?(entry: Static<S>): number | undefined;
+  /** The factory of this kind's executors for one registry. Must not connect or spawn anything yet. */
+  open(context: KindContext): KindFactory<R>;
+}
+
+/** Type helper: checks a kind against its own schema and resolved type. */
+export function defineKind<S extends TObject, R extends object>(kind: ExecutorKind<S, R>): ExecutorKind<S, R> {
+  return kind;
+}
