@@ -4,20 +4,13 @@
  * and the tool returns the answer. The step context comes from arguments or from the call's
  * `_meta`, as Switchyard's MCP executor sends it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
-import { CANVAS, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { describe, expect, it } from 'vitest';
+import { type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import { CANVAS, uniqueName, wf, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let bridge: BridgeClient;
-beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
-});
-afterAll(async () => {
-  await bridge?.close();
-  await svc?.close();
-});
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
 
 /** A run busy in a long step `agent` (so it stays running while the agent asks). */
 async function busyRun(): Promise<{ workflowId: string; runId: string }> {

@@ -4,20 +4,13 @@
  * child runs (retry_run, rerun_node, replay_run), through a real SDK client against the real API.
  * Every result is checked against the tool's own outputSchema by `bridge.call`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeInProcess, type BridgeClient, type Envelope } from './support/bridge.ts';
-import { CANVAS, echoStep, startService, uniqueName, type TestService } from './support/service.ts';
+import { describe, expect, it } from 'vitest';
+import { bridgeInProcess, type BridgeClient, type Envelope, useServiceAndBridge } from './support/bridge.ts';
+import { CANVAS, echoStep, uniqueName, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let bridge: BridgeClient;
-beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
-});
-afterAll(async () => {
-  await bridge?.close();
-  await svc?.close();
-});
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
 
 const UNKNOWN_ID = '0123456789abcdef01234567';
 

@@ -3,24 +3,17 @@
  * list_artifacts, get_run_events, get_timeline) through a real SDK client against the real API:
  * happy and error paths, every result checked against the tool's listed outputSchema (support/bridge.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { diagnose } from '../apps/mcp-bridge/src/tools/semantic/inspect/explain-run.ts';
-import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
-import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import { CANVAS, echoStep, uniqueName, wf, type TestService } from './support/service.ts';
 
 const INSPECT = ['watch_run', 'explain_run', 'get_node_detail', 'list_artifacts', 'get_run_events', 'get_timeline'];
 const UNKNOWN_RUN = '0123456789abcdef01234567';
 
 let svc: TestService;
 let bridge: BridgeClient;
-beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
-});
-afterAll(async () => {
-  await bridge?.close();
-  await svc?.close();
-});
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
 
 /** A step that always fails (the `flaky` alias of builtin fail), with `stepConfig`. */
 const failing = (id: string, message: string, stepConfig: Record<string, unknown> = {}) => ({ id, name: `Fail ${id}`, nodeType: 'step', executorKey: 'flaky', config: { message }, stepConfig });

@@ -3,21 +3,14 @@
  * (schemas, annotations), the envelope on success and failure, gating flags, both transports and
  * the process itself.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotationsOf, SEMANTIC_TOOLS, ORCHESTRATOR_TOOLS } from '@switchyard/mcp-bridge';
-import { bridgeInProcess, bridgeOverHttp, bridgeOverStdio, type BridgeClient } from './support/bridge.ts';
-import { CANVAS, echoStep, startService, uniqueName, type TestService } from './support/service.ts';
+import { bridgeInProcess, bridgeOverHttp, bridgeOverStdio, type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import { CANVAS, echoStep, uniqueName, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let bridge: BridgeClient;
-beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
-});
-afterAll(async () => {
-  await bridge?.close();
-  await svc?.close();
-});
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
 
 /** The annotations each tool must carry (issue #8): reads, creating writes, irreversible ones, launches. */
 const EXPECTED_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'> = {
