@@ -75,7 +75,7 @@ export async function requestDirective(deps: DirectiveDeps, runId: string, reque
           return { run: updated, changed: true, message: 'Pause requested: no node starts from now on; the run becomes paused once its executing nodes have finished' };
         }
         // A cancel in this instance ends in moments (in-flight calls are aborted): answer with the outcome.
-        if (stopping) await Promise.race([stopping, clock.sleep(CANCEL_SETTLE_MS)]);
+        if (stopping) await settleWithin(stopping, CANCEL_SETTLE_MS, clock);
         const after = (await repos.runs.get(runId)) ?? updated;
         const ended = after.status !== 'running';
         return { run: after, changed: true, message: ended ? `Run ${after.status}` : 'Cancel requested: in-flight calls are being aborted; the run ends in a moment' };
@@ -90,6 +90,16 @@ export async function requestDirective(deps: DirectiveDeps, runId: string, reque
     }
   }
   throw new ConflictError('The run changed too often while the directive was being applied; try again', { directive: request.directive });
+}
+
+/** Waits for `done` at most `ms` milliseconds (the timer is cleared as soon as `done` settles). */
+async function settleWithin(done: Promise<void>, ms: number, clock: Clock): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([done, clock.sleep(ms, timer.signal).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
 }
 
 /** Applies a directive to a run no runner executes; null when its status moved meanwhile (the caller reads again). */
