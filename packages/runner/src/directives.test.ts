@@ -129,6 +129,28 @@ describe('pause and resume', () => {
   });
 });
 
+describe('a pause that arrives just as the run parks at its gates', () => {
+  it('is honoured instead of parking, and resume brings the run back to its gate', async () => {
+    let pauses = 0;
+    const engine = h.newEngine({
+      hooks: {
+        // The first time the run is about to park, a pause comes in.
+        beforePark: async (runId) => {
+          if (pauses++ === 0) await h.repos.runs.setDirective(runId, null, 'pause', new Date());
+        },
+      },
+    });
+    const wf = await h.createWorkflow([step('A', { humanReview: { requiresConfirmation: true } })]);
+    const run = await h.createRun(wf.id);
+    engine.start(run.id);
+    await engine.idle();
+    expect((await h.repos.runs.get(run.id))!).toMatchObject({ status: 'paused', pendingDirective: null });
+    await requestDirective(deps(engine), run.id, { directive: 'resume', requestedBy: 'tester' });
+    await engine.idle();
+    expect((await h.repos.runs.get(run.id))!).toMatchObject({ status: 'awaiting_approval', pendingDirective: null });
+  });
+});
+
 describe('cancel', () => {
   it('aborts an in-flight call at once and records who cancelled and why', async () => {
     const wf = await h.createWorkflow([step('A'), sleeping('B', 60_000), step('C')]);

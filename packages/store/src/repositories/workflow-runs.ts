@@ -236,11 +236,13 @@ export class WorkflowRuns {
   /**
    * Parks a run at its HITL gates: `running` -> `awaiting_approval`, lease released. Fails (null)
    * when a decision arrived since the traversal read the run (`wake_seq` moved): the caller must
-   * traverse again instead of parking, or that decision would never be consumed (lost wake-up).
+   * traverse again instead of parking, or that decision would never be consumed (lost wake-up);
+   * also when a directive is pending (it is honoured first).
    */
   async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<RunRecord | null> {
     return this.cas(
-      { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq },
+      // A directive that came in during the traversal must be honoured first (the caller reads the run again).
+      { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq, pending_directive: null },
       { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false, internalFailures: 0, claimsSinceProgress: 0, recoverAfter: null },
       now,
     );
@@ -390,7 +392,7 @@ export class WorkflowRuns {
 
   /** Pauses a run nobody executes (`from`: pending or awaiting_approval): -> `paused`, `paused_at` now. Null when its status moved. */
   async pauseUnowned(runId: string, from: RunStatus, now: Date): Promise<RunRecord | null> {
-    return this.cas({ _id: oid(runId), status: from, lease_owner: null }, { status: 'paused', pausedAt: now }, now);
+    return this.cas({ _id: oid(runId), status: from, lease_owner: null }, { status: 'paused', pausedAt: now, pendingDirective: null }, now);
   }
 
   /**
@@ -408,7 +410,7 @@ export class WorkflowRuns {
 
   /** Resumes a paused run: `paused` -> `pending` (claimable: it continues by re-traversal). Null when it is not paused. */
   async resumePaused(runId: string, now: Date): Promise<RunRecord | null> {
-    return this.cas({ _id: oid(runId), status: 'paused' }, { status: 'pending', pausedAt: null }, now);
+    return this.cas({ _id: oid(runId), status: 'paused' }, { status: 'pending', pausedAt: null, pendingDirective: null }, now);
   }
 
   /**
