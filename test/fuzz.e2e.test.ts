@@ -156,7 +156,7 @@ beforeAll(async () => {
   const cel = new CelEngine();
   // No sweeper and no recovery scan: nothing writes in the background but the runs this file starts (awaited with engine.idle()).
   engine = new RunEngine({ repos, executors, cel, logger, random: () => 0 });
-  app = await buildApp({ services: { repos, engine, checks: definitionChecks(executors, cel), clock: systemClock, logger }, logger, docs: false });
+  app = await buildApp({ services: { repos, engine, executors, checks: definitionChecks(executors, cel), clock: systemClock, logger }, logger, docs: false });
   await app.ready();
   document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument;
   compile = schemaCompiler(document);

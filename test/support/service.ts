@@ -221,7 +221,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     sweeper.start();
     // Stopped before the engine closes (cleanups run in reverse), so no timeout wakes a closed engine.
     cleanups.push(async () => sweeper.stop());
-    const services = { repos, engine, checks: definitionChecks(executors, cel), clock: systemClock };
+    const services = { repos, engine, executors, checks: definitionChecks(executors, cel), clock: systemClock };
     const app = await buildApp({ services, docs: true, ...options.edge });
     cleanups.push(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -18,6 +18,7 @@ import approvalRoutes from './routes/approvals.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
+import executorRoutes from './routes/executors.ts';
 import runRoutes from './routes/runs.ts';
 import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
@@ -76,6 +77,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(ssePlugin, { heartbeatInterval: 15_000 });
   await app.register(eventRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
+  await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;
 }

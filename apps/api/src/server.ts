@@ -1,16 +1,18 @@
 /**
- * The service entry point (`npm start`): configuration from the environment, pino logging,
+ * The service entry point (`npm start`): configuration from the environment, pino logging (with
+ * redaction, see logger.ts),
  * services, listen, graceful shutdown on SIGINT/SIGTERM (runs in flight release their leases and
  * continue on the next start).
  */
-import pino from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
 import { openServices } from './services/index.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, base: { service: 'switchyard-api' } });
+  // Redacts credentials and never logs headers or bodies (see logger.ts).
+  const logger = createLogger(config.logLevel);
   const services = await openServices(config, logger);
   const app = await buildApp({
     services,

@@ -44,6 +44,7 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/runs',
         'GET /api/v1/runs/{run_id}',
         'GET /api/v1/approvals',
+        'GET /api/v1/executors',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events/stream',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
       ].sort(),

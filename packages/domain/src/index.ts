@@ -17,3 +17,4 @@ export * from './hitl.ts';
 export * from './iteration-path.ts';
 export * from './schemas/approval.ts';
 export * from './schemas/human-request.ts';
+export * from './schemas/executors.ts';

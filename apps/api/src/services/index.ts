@@ -28,6 +28,8 @@ export interface AppServices {
   engine: Pick<RunEngine, 'start' | 'abort' | 'signal'>;
   /** Save-time checks of definitions (executor keys, CEL). */
   checks: DefinitionChecks;
+  /** The executor registry: the catalogue (`GET /api/v1/executors`) describes it. */
+  executors: Pick<ExecutorRegistry, 'describe'>;
   clock: Clock;
   /** For what is worth logging but not failing a request over. */
   logger?: Logger;

@@ -21,6 +21,13 @@ export function isBuiltinName(name: unknown): name is BuiltinName {
   return (BUILTIN_NAMES as readonly unknown[]).includes(name);
 }
 
+/** What the catalogue says about each built-in when its entry has no `description`. */
+const BUILTIN_DESCRIPTIONS: Record<BuiltinName, string> = {
+  echo: 'Built-in echo: returns { arguments, input } (tests and benchmarks)',
+  fail: 'Built-in fail: fails retryably (arguments.times: only the first attempts; arguments.message) (tests and benchmarks)',
+  sleep: 'Built-in sleep: waits arguments.ms milliseconds (default 100), then echoes (tests and benchmarks)',
+};
+
 /** Default `arguments.ms` of `sleep`, in milliseconds. */
 export const DEFAULT_SLEEP_MS = 100;
 
@@ -93,9 +100,15 @@ export const builtinKind = defineKind({
   kind: 'builtin',
   schema: BuiltinEntry,
   a2aPool: true,
-  resolve: (entry) => ({ name: entry.name }),
+  resolve: (entry): { name: BuiltinName; description?: string } =>
+    entry.description === undefined ? { name: entry.name } : { name: entry.name, description: entry.description },
   open: () => ({
     create: (key, entry) => createBuiltinExecutor(key, entry.name, entry.timeoutMs),
+    describe: async (_key, entry) => ({
+      description: entry.description ?? BUILTIN_DESCRIPTIONS[entry.name],
+      available: true,
+      builtin: entry.name,
+    }),
     close: async () => {},
   }),
 });

@@ -28,11 +28,30 @@ describe('expandVariables', () => {
       ok: false,
       problems: [
         'environment variable UNSET is not set (write ${UNSET:-default} to allow a default)',
-        'malformed variable reference "${1X}" (expected ${NAME} or ${NAME:-default})',
-        'malformed variable reference "${}" (expected ${NAME} or ${NAME:-default})',
+        'malformed variable reference "${1X}" (expected ${NAME}, ${env:NAME} or ${NAME:-default})',
+        'malformed variable reference "${}" (expected ${NAME}, ${env:NAME} or ${NAME:-default})',
         'environment variable OTHER is not set (write ${OTHER:-default} to allow a default)',
       ],
     });
+  });
+
+  it('looks ${env:NAME} up in the environment only, naming the substitution env:NAME', () => {
+    const environment = { TOKEN: 'from-env', EMPTY: '' };
+    const builtins = { ...environment, REGISTRY_DIR: '/registry' };
+    expect(expandVariables('Bearer ${env:TOKEN}|${env:EMPTY:-d}|${env:UNSET:-x}', builtins, environment)).toEqual({
+      ok: true,
+      value: 'Bearer from-env|d|x',
+      substitutions: [{ name: 'env:TOKEN', value: 'from-env' }],
+    });
+    expect(expandVariables('${env:REGISTRY_DIR}/${env:}', builtins, environment)).toEqual({
+      ok: false,
+      problems: [
+        'environment variable REGISTRY_DIR is not set (write ${env:REGISTRY_DIR:-default} to allow a default)',
+        'malformed variable reference "${env:}" (expected ${NAME}, ${env:NAME} or ${NAME:-default})',
+      ],
+    });
+    // Without a separate environment, the variables are it.
+    expect(expandVariables('${env:HOST}', variables)).toEqual({ ok: true, value: 'example.org', substitutions: [{ name: 'env:HOST', value: 'example.org' }] });
   });
 
   it('reports an unclosed reference', () => {

@@ -13,17 +13,20 @@ export interface Substitution {
  */
 export type Expansion = { ok: true; value: string; substitutions: Substitution[] } | { ok: false; problems: string[] };
 
-const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+const REFERENCE = /^(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
 /**
  * Expands variable references in `text`:
  * - `${NAME}`: the value of NAME (may be empty); a problem when NAME is unset.
  * - `${NAME:-default}`: the value of NAME, or `default` when NAME is unset or empty. The default is
  *   literal text: it is not expanded itself and cannot contain `}`.
- * A `$` not followed by `{` is kept as is. Malformed references (`${}`, `${1X}`, an unclosed `${`)
- * are problems. Never throws.
+ * - `${env:NAME}` / `${env:NAME:-default}`: the same, but NAME is looked up in `environment` only
+ *   (the process environment: never a built-in such as `REGISTRY_DIR`); its substitution is listed
+ *   with the name `env:NAME`. Without `environment`, `variables` is used.
+ * A `$` not followed by `{` is kept as is. Malformed references (`${}`, `${1X}`, `${env:}`, an
+ * unclosed `${`) are problems. Never throws.
  */
-export function expandVariables(text: string, variables: Variables): Expansion {
+export function expandVariables(text: string, variables: Variables, environment: Variables = variables): Expansion {
   const problems: string[] = [];
   const substitutions: Substitution[] = [];
   let value = '';
@@ -38,17 +41,17 @@ export function expandVariables(text: string, variables: Variables): Expansion {
     const reference = text.slice(start + 2, end);
     const match = REFERENCE.exec(reference);
     if (match === null) {
-      problems.push(`malformed variable reference "\${${reference}}" (expected \${NAME} or \${NAME:-default})`);
+      problems.push(`malformed variable reference "\${${reference}}" (expected \${NAME}, \${env:NAME} or \${NAME:-default})`);
     } else {
-      const [, name = '', fallback] = match;
-      const current = variables[name];
+      const [, prefix = '', name = '', fallback] = match;
+      const current = prefix === '' ? variables[name] : environment[name];
       if (fallback !== undefined && (current === undefined || current === '')) {
         value += fallback;
       } else if (current === undefined) {
-        problems.push(`environment variable ${name} is not set (write \${${name}:-default} to allow a default)`);
+        problems.push(`environment variable ${name} is not set (write \${${prefix}${name}:-default} to allow a default)`);
       } else {
         value += current;
-        substitutions.push({ name, value: current });
+        substitutions.push({ name: `${prefix}${name}`, value: current });
       }
     }
     index = end + 1;

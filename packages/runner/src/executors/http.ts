@@ -2,7 +2,7 @@
  * Executor kind `http`: calls a webhook with undici.
  *
  * - Registry entry: `{ "kind": "http", "url", "method"? (POST, PUT, PATCH or DELETE; default
- *   POST), "headers"?, "timeoutSeconds"? }`. `url` and header values expand `${VAR}`; header values,
+ *   POST), "headers"?, "timeoutSeconds"? }`. `url` and header values expand `${env:NAME}` / `${VAR}`; header values,
  *   substituted values and URL credentials and query values are secrets (see `redact.ts`).
  * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
  *   plus the entry's headers (which may override `accept` and `content-type`).
@@ -74,6 +74,23 @@ export interface ResolvedHttpEntry {
   headers: Record<string, string>;
   /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
   secrets: string[];
+  /** The entry's `description`. */
+  description?: string;
+}
+
+/**
+ * What the catalogue shows of an `http` entry: the method and the URL's origin only (its path and
+ * query may carry tokens), with the entry's secrets redacted even from that (a host from a `${VAR}`).
+ */
+export function describeHttpEntry(entry: ResolvedHttpEntry): { description: string; available: true; method: string; origin: string } {
+  const redactor = new Redactor(entry.secrets);
+  const origin = redactor.text(entry.url.origin);
+  return {
+    description: entry.description ?? `Webhook: HTTP ${entry.method} to ${origin}`,
+    available: true,
+    method: entry.method,
+    origin,
+  };
 }
 
 /** The `http` kind (see `kind.ts`): one undici Agent per registry. */
@@ -97,12 +114,15 @@ export const httpKind = defineKind({
       }
     }
     if (!ok || url === undefined || headers === undefined) return undefined;
-    return { url, method: entry.method ?? 'POST', headers, secrets: [...secrets] };
+    const resolved: ResolvedHttpEntry = { url, method: entry.method ?? 'POST', headers, secrets: [...secrets] };
+    if (entry.description !== undefined) resolved.description = entry.description;
+    return resolved;
   },
   open: ({ logger }) => {
     const agent = new SharedAgent();
     return {
       create: (key, entry) => createHttpExecutor(key, entry, agent, logger),
+      describe: async (_key, entry) => describeHttpEntry(entry),
       close: () => agent.close(),
     };
   },

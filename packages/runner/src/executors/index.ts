@@ -1,6 +1,6 @@
 /** Public API of the executors: the registry, its configuration types, and the executor contracts. */
 export { ExecutorError, isRetryable } from './types.ts';
-export type { Executor, ExecutorCall, ExecutorRegistry } from './types.ts';
+export type { Executor, ExecutorCall, ExecutorDescription, ExecutorDetails, ExecutorRegistry } from './types.ts';
 export { DEFAULT_REGISTRY_FILE, REGISTRY_FILE_ENV, createExecutorRegistry, loadExecutorRegistry } from './registry.ts';
 export type { CreateRegistryOptions, LoadRegistryOptions, RegistryOptions } from './registry.ts';
 export { BUILTIN_KEYS, DEFAULT_MCP_TIMEOUT_MS, RegistryConfigError } from './registry-config.ts';

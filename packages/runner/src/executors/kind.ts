@@ -9,7 +9,7 @@ import { STEP_TIMEOUT_SECONDS_RANGE } from '@switchyard/domain';
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import type { ExecutorLogger } from './logger.ts';
 import type { McpServerTarget } from './registry-config.ts';
-import type { Executor } from './types.ts';
+import type { Executor, ExecutorDetails } from './types.ts';
 
 /** Default per-call limit of every executor whose entry sets none (60 s). */
 export const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -21,13 +21,16 @@ export const TimeoutSeconds = Type.Number({
   description: `Default limit of one call, seconds (default ${DEFAULT_TIMEOUT_SECONDS}); a step's stepConfig.timeoutSeconds overrides it`,
 });
 
+/** `description` of any registry entry: what the catalogue (`GET /api/v1/executors`) shows for the key. */
+export const EntryDescription = Type.String({ maxLength: 2000, description: 'Shown by GET /api/v1/executors; default: generated from the entry' });
+
 /**
- * The schema of one `executors` entry of `kind`: `{ "kind": "<kind>", ...properties, "timeoutSeconds"? }`,
+ * The schema of one `executors` entry of `kind`: `{ "kind": "<kind>", ...properties, "description"?, "timeoutSeconds"? }`,
  * no other keys.
  */
 export function entrySchema<K extends string, P extends TProperties>(kind: K, properties: P) {
   return Type.Object(
-    { kind: Type.Literal(kind), ...properties, timeoutSeconds: Type.Optional(TimeoutSeconds) },
+    { kind: Type.Literal(kind), ...properties, description: Type.Optional(EntryDescription), timeoutSeconds: Type.Optional(TimeoutSeconds) },
     { additionalProperties: false },
   );
 }
@@ -76,6 +79,8 @@ export interface ResolvedCommon {
   kind: string;
   /** Default limit of one call, milliseconds (see {@link ExecutorKind.timeoutMs}). */
   timeoutMs: number;
+  /** The entry's `description`, when its kind's `resolve` kept it. */
+  description?: string;
 }
 
 /** What a kind's executors may share within one registry. */
@@ -90,6 +95,11 @@ export interface KindContext {
 export interface KindFactory<R> {
   /** Builds executor `key`; connects nothing. */
   create(key: string, entry: R & ResolvedCommon): Executor;
+  /**
+   * What executor `key` is, for the catalogue; must not reject (an unreachable dependency gives
+   * `available: false` and a redacted `error`). May connect (MCP lists its server's tools).
+   */
+  describe(key: string, entry: R & ResolvedCommon): Promise<ExecutorDetails>;
   /** Releases what the kind's executors share (connections, sockets, child processes). Idempotent. */
   close(): Promise<void>;
 }

@@ -29,7 +29,7 @@ import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
 import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
 
 /** Largest `timeoutMs` accepted (Node's timer limit, about 24.8 days). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -45,7 +45,12 @@ export const McpEntry = entrySchema('mcp', {
 export interface ResolvedMcpEntry {
   server: string;
   tool: string;
+  /** The entry's `description`. */
+  description?: string;
 }
+
+/** Longest wait for a server's tool list when describing its entries (connect included). */
+export const DESCRIBE_TIMEOUT_MS = 10_000;
 
 /** The `mcp` kind (see `kind.ts`): one connection pool per registry, connected on first use. */
 export const mcpKind = defineKind({
@@ -64,7 +69,8 @@ export const mcpKind = defineKind({
       scope.problem('timeoutMs', 'set either timeoutSeconds or timeoutMs (milliseconds, the older spelling), not both');
       ok = false;
     }
-    return ok ? { server: entry.server, tool: entry.tool } : undefined;
+    if (!ok) return undefined;
+    return entry.description === undefined ? { server: entry.server, tool: entry.tool } : { server: entry.server, tool: entry.tool, description: entry.description };
   },
   timeoutMs: (entry) => entry.timeoutMs,
   open: ({ servers, logger }) => {
@@ -72,6 +78,7 @@ export const mcpKind = defineKind({
     let closing: Promise<void> | undefined;
     return {
       create: (key, entry) => createMcpExecutor(key, entry, pool),
+      describe: (_key, entry) => describeMcpEntry(entry, pool),
       close: () => (closing ??= pool.close()),
     };
   },
@@ -185,6 +192,39 @@ export function createMcpExecutor(
       return redactor.value(output);
     },
   };
+}
+
+/**
+ * What the catalogue shows of an `mcp` entry: the server, and the tool's description and
+ * `inputSchema` from the server's `tools/list` (through the pool: connects when needed; the list is
+ * cached per connection and re-listed after `notifications/tools/list_changed`). A server that
+ * cannot be reached within `timeoutMs`, or lacks the tool, gives `available: false` and an `error`
+ * with the server's secrets redacted; never rejects.
+ */
+export async function describeMcpEntry(entry: ResolvedMcpEntry, pool: McpConnectionPool, timeoutMs = DESCRIBE_TIMEOUT_MS): Promise<ExecutorDetails> {
+  const { server, tool } = entry;
+  const base = { description: entry.description ?? `MCP tool ${tool} of server ${server}`, server };
+  const redactor = pool.redactor(server);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const listing = pool.acquire(server).then((connection) => connection.tools());
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`MCP server "${server}" did not list its tools within ${formatSeconds(timeoutMs)} s`)), timeoutMs);
+    });
+    const tools = await Promise.race([listing, timeout]);
+    const found = tools.get(tool);
+    if (found === undefined) {
+      const available = [...tools.keys()].sort().join(', ');
+      return { ...base, available: false, error: redactor.text(`MCP server "${server}" has no tool "${tool}" (available: ${available || 'none'})`), tool: { name: tool } };
+    }
+    const listed: NonNullable<ExecutorDetails['tool']> = { name: tool, inputSchema: redactor.value(found.inputSchema) as Record<string, unknown> };
+    if (found.description !== undefined) listed.description = redactor.text(found.description);
+    return { ...base, description: entry.description ?? listed.description ?? base.description, available: true, tool: listed };
+  } catch (error) {
+    return { ...base, available: false, error: redactor.text(errorMessage(error)), tool: { name: tool } };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The text blocks of a tool result, joined with newlines. */

@@ -27,6 +27,14 @@ describe('Redactor.text', () => {
     expect(redactor.text(`https://h/?t=${encodeURIComponent(SECRET)}`)).toBe(`https://h/?t=${REDACTED}`);
   });
 
+  it('replaces the base64 form of a secret, standard or URL-safe, padded or not', () => {
+    const base64 = Buffer.from(SECRET).toString('base64');
+    const base64url = Buffer.from(SECRET).toString('base64url');
+    expect(base64).not.toBe(base64url);
+    expect(redactor.text(`Basic ${base64}`)).toMatch(new RegExp(`^Basic \\[REDACTED\\]=*$`));
+    expect(redactor.text(`t=${base64url}.`)).toBe(`t=${REDACTED}.`);
+  });
+
   it('replaces a secret that contains another one whole', () => {
     expect(redactor.text('xabcdefx abcdx')).toBe(`x${REDACTED}x ${REDACTED}x`);
   });

@@ -4,9 +4,10 @@
  * and webhook output, and log records.
  *
  * Secrets are collected when a registry entry is resolved (see `McpServerTarget.secrets` and
- * `ResolvedHttpEntry.secrets`): every value substituted for a `${VAR}` reference, the values of
- * `env` entries and `headers`, and the credentials of a URL. Each occurrence of a secret, also
- * JSON-escaped or URL-encoded, becomes {@link REDACTED}.
+ * `ResolvedHttpEntry.secrets`): every value substituted for a `${VAR}` or `${env:NAME}` reference,
+ * the values of `headers`, and the credentials of a URL. Each occurrence of a secret, also
+ * JSON-escaped, URL-encoded or base64-encoded (the whole value, standard or URL-safe alphabet),
+ * becomes {@link REDACTED}.
  *
  * Secrets shorter than {@link MIN_SECRET_LENGTH} characters are not redacted: a value such as `1`
  * or `on` would otherwise blank out every digit or word containing it and make messages unreadable,
@@ -40,6 +41,11 @@ export class Redactor {
       forms.add(secret);
       forms.add(JSON.stringify(secret).slice(1, -1));
       forms.add(encodeURIComponent(secret));
+      // Base64 (standard and URL-safe, without padding, so padded text loses the same prefix): a
+      // server or webhook that echoes e.g. a Basic credential or an encoded token.
+      const base64 = Buffer.from(secret, 'utf8').toString('base64').replace(/=+$/, '');
+      forms.add(base64);
+      forms.add(base64.replaceAll('+', '-').replaceAll('/', '_'));
     }
     const alternatives = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
     this.#pattern = alternatives.length === 0 ? null : new RegExp(alternatives.join('|'), 'g');

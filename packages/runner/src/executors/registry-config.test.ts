@@ -176,6 +176,35 @@ describe('resolveRegistryConfig', () => {
     expect(resolved.executors.get('put')).toMatchObject({ method: 'PUT', headers: {}, secrets: [] });
   });
 
+  it('expands ${env:NAME} from the environment as a secret, wherever ${VAR} works, and names the field of a missing one', () => {
+    const resolved = resolveRegistryConfig(
+      {
+        mcpServers: {
+          local: { command: 'node', args: ['--token=${env:TOKEN}', '${DATA_DIR}/x', '${env:DATA_DIR}'], env: { API_KEY: '${env:TOKEN}' } },
+          remote: { url: 'https://mcp.example.org/mcp', headers: { Authorization: 'Bearer ${env:TOKEN}' } },
+        },
+        executors: { hook: { kind: 'http', url: 'https://hooks.example.org/in', headers: { authorization: 'Bearer ${env:TOKEN}' } } },
+      },
+      context,
+    );
+    const local = resolved.servers.get('local')!;
+    expect(local).toMatchObject({ args: ['--token=s3cret', '/var/lib/switchyard/x', '/var/lib/switchyard'], env: { API_KEY: 's3cret' } });
+    // `${DATA_DIR}` is a built-in path, not a secret; `${env:DATA_DIR}` is an environment variable, so it is.
+    expect(new Set(local.secrets)).toEqual(new Set(['s3cret', '/var/lib/switchyard']));
+    expect(new Set(resolved.servers.get('remote')!.secrets)).toEqual(new Set(['s3cret', 'Bearer s3cret']));
+    expect(resolved.executors.get('hook')).toMatchObject({ headers: { authorization: 'Bearer s3cret' } });
+    expect(new Set(resolved.executors.get('hook')!['secrets'] as string[])).toEqual(new Set(['s3cret', 'Bearer s3cret']));
+    // `${env:REGISTRY_DIR}` is the environment variable, which is unset: built-ins are not in `env:`.
+    expect(problemsOf({
+      mcpServers: { local: { command: 'node', env: { API_KEY: '${env:NO_SUCH_TOKEN}' }, cwd: '${env:REGISTRY_DIR}' } },
+      executors: { hook: { kind: 'http', url: 'https://hooks.example.org/in', headers: { authorization: 'Bearer ${env:NO_SUCH_TOKEN}' } } },
+    })).toEqual([
+      '$.mcpServers.local.env.API_KEY: environment variable NO_SUCH_TOKEN is not set (write ${env:NO_SUCH_TOKEN:-default} to allow a default)',
+      '$.mcpServers.local.cwd: environment variable REGISTRY_DIR is not set (write ${env:REGISTRY_DIR:-default} to allow a default)',
+      '$.executors.hook.headers.authorization: environment variable NO_SUCH_TOKEN is not set (write ${env:NO_SUCH_TOKEN:-default} to allow a default)',
+    ]);
+  });
+
   it('rejects http entries with a bad method, header names or values, or unknown fields', () => {
     expect(
       problemsOf({
@@ -191,7 +220,7 @@ describe('resolveRegistryConfig', () => {
       '$.executors.names.headers["Content-Length"]: is set by the HTTP client and cannot be configured',
       '$.executors.names.headers["bad name"]: is not a valid header name',
       '$.executors.noUrl.url: is required',
-      '$.executors.noUrl.body: unknown property (allowed: kind, url, method, headers, timeoutSeconds)',
+      '$.executors.noUrl.body: unknown property (allowed: kind, url, method, headers, description, timeoutSeconds)',
     ]);
   });
 
@@ -238,7 +267,7 @@ describe('resolveRegistryConfig', () => {
       '$.executors.a2a.kind: unknown kind "a2a" (supported: builtin, mcp, http)',
       '$.executors.noKind.kind: is required (one of: builtin, mcp, http)',
       '$.executors.numberKind.kind: unknown kind number 3 (supported: builtin, mcp, http)',
-      '$.executors.badBuiltin.extra: unknown property (allowed: kind, name, timeoutSeconds)',
+      '$.executors.badBuiltin.extra: unknown property (allowed: kind, name, description, timeoutSeconds)',
       '$.executors.badBuiltin.name: must be one of "echo", "fail", "sleep", got string "explode"',
       '$.executors["builtin.echo"]: keys starting with "builtin." are reserved for the built-ins (builtin.echo, builtin.fail, builtin.sleep)',
       '$.executors["bad key"]: key must be 1-128 characters: letters, digits and _ . : - (starting with a letter or digit)',

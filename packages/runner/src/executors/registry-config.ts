@@ -6,7 +6,7 @@
  *
  * Order of work: the file's outline (sections are objects of objects), then each MCP server and
  * each executor entry in turn: its schema (an executor's is its kind's, from the table), then —
- * when it passed — what a schema cannot check: `${VAR}` expansion, URLs after expansion,
+ * when it passed — what a schema cannot check: `${VAR}` / `${env:NAME}` expansion, URLs after expansion,
  * references to `mcpServers`.
  */
 import path from 'node:path';
@@ -25,7 +25,7 @@ import { describe, jsonPath, schemaProblems } from './schema-problems.ts';
 
 /**
  * An MCP server spawned as a child process and spoken to over stdin/stdout. All strings support
- * `${VAR}` / `${VAR:-default}` expansion, with `${REGISTRY_DIR}` and `${DATA_DIR}` built in.
+ * `${env:NAME}` / `${VAR}` / `${VAR:-default}` expansion, with `${REGISTRY_DIR}` and `${DATA_DIR}` built in.
  */
 export const StdioServerEntry = Type.Object(
   {
@@ -79,7 +79,7 @@ export interface RegistryConfig {
 interface ServerTargetBase {
   /**
    * Values that must never appear in what is reported about this server (errors, logs, tool
-   * output; see `redact.ts`): every value substituted for a `${VAR}` reference except the built-in
+   * output; see `redact.ts`): every value substituted for a `${VAR}` or `${env:NAME}` reference except the built-in
    * paths `${REGISTRY_DIR}` and `${DATA_DIR}` (so also the `${VAR}` parts of `env` entries, but
    * not their literal text, nor the inherited environment), the values of `headers` (and the
    * credentials after a scheme such as `Bearer`), and the
@@ -124,7 +124,7 @@ export interface ResolvedRegistryConfig {
 export interface ResolveContext {
   /** Directory relative paths are resolved against: the registry file's directory. */
   baseDir: string;
-  /** Environment for `${VAR}` expansion and for stdio children to inherit. */
+  /** Environment for `${VAR}` / `${env:NAME}` expansion and for stdio children to inherit. */
   env: NodeJS.ProcessEnv;
   /** Names the registry in error messages, e.g. its file path. */
   source: string;
@@ -150,7 +150,11 @@ export class RegistryConfigError extends Error {
   }
 }
 
-/** Variables holding paths the service itself reports: not secrets (see `ServerTargetBase.secrets`). */
+/**
+ * Variables holding paths the service itself reports: not secrets (see `ServerTargetBase.secrets`).
+ * Only as `${REGISTRY_DIR}` / `${DATA_DIR}`: a substitution for `${env:DATA_DIR}` is named
+ * `env:DATA_DIR` (see `expandVariables`), so it is a secret like every `${env:NAME}`.
+ */
 const PATH_VARIABLES: ReadonlySet<string> = new Set(['REGISTRY_DIR', 'DATA_DIR']);
 
 /**
@@ -183,11 +187,14 @@ type JsonObject = Record<string, unknown>;
 class Resolver {
   readonly problems: string[] = [];
   private readonly variables: Variables;
+  /** What `${env:NAME}` names: the environment alone, without the built-in paths. */
+  private readonly environment: Variables;
   private readonly baseDir: string;
   private readonly inheritedEnv: Record<string, string>;
 
   constructor(context: ResolveContext) {
     this.variables = registryVariables(context);
+    this.environment = context.env;
     this.baseDir = path.resolve(context.baseDir);
     this.inheritedEnv = definedValues(context.env);
   }
@@ -301,11 +308,12 @@ class Resolver {
       serverNames,
       problem: (field, message) => this.problem(at(field), message),
       expand: (text, field, secrets) => {
-        const expansion = expandVariables(text, this.variables);
+        const expansion = expandVariables(text, this.variables, this.environment);
         if (!expansion.ok) {
           for (const problem of expansion.problems) this.problem(at(field), problem);
           return undefined;
         }
+        // `${env:NAME}` is always a secret (even `${env:DATA_DIR}`); `${NAME}` unless a built-in path.
         for (const { name, value } of expansion.substitutions) {
           if (!PATH_VARIABLES.has(name)) secrets.add(value);
         }

@@ -13,7 +13,7 @@ import type { ExecutorLogger } from './logger.ts';
 import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
 import type { RegistryConfig } from './registry-config.ts';
 import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorRegistry } from './types.ts';
+import type { Executor, ExecutorDescription, ExecutorDetails, ExecutorRegistry } from './types.ts';
 
 /** The example registry (`examples/executors.json` of the repository), used when none is named. */
 export const DEFAULT_REGISTRY_FILE = fileURLToPath(new URL('../../../../examples/executors.json', import.meta.url));
@@ -91,9 +91,12 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
   // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
   const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ servers: resolved.servers, logger })]));
   const executors = new Map<string, Executor>();
+  const describers = new Map<string, () => Promise<ExecutorDetails>>();
   for (const [key, entry] of resolved.executors) {
     // The entry was resolved by this kind (registry-config.ts), so it has the kind's resolved shape.
-    executors.set(key, factories.get(entry.kind)!.create(key, entry as never));
+    const factory = factories.get(entry.kind)!;
+    executors.set(key, factory.create(key, entry as never));
+    describers.set(key, () => factory.describe(key, entry as never));
   }
   const keys = [...executors.keys()].sort();
   let closing: Promise<void> | undefined;
@@ -107,6 +110,21 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
       return executor;
     },
     keys: () => [...keys],
+    // Concurrently: the keys of one MCP server share its one connect (see McpConnectionPool.acquire).
+    describe: (options = {}) =>
+      Promise.all(
+        keys
+          .filter((key) => options.kind === undefined || executors.get(key)!.kind === options.kind)
+          .map(async (key): Promise<ExecutorDescription> => {
+            const kind = executors.get(key)!.kind;
+            try {
+              return { key, kind, ...(await describers.get(key)!()) };
+            } catch (error) {
+              // Kinds do not reject; should one, the catalogue still answers (messages of kinds are already redacted).
+              return { key, kind, description: `${kind} executor ${key}`, available: false, error: errorMessage(error) };
+            }
+          }),
+      ),
     close: () => (closing ??= Promise.all([...factories.values()].map((factory) => factory.close())).then(() => undefined)),
   };
 }

@@ -91,6 +91,39 @@ export interface ExecutorRegistry {
   get(key: string): Executor;
   /** All configured keys, sorted. */
   keys(): string[];
+  /**
+   * What each key is, for a catalogue (`GET /api/v1/executors`), sorted by key; only keys of
+   * `options.kind` when given. MCP entries list their server's tools through the connection pool
+   * (connecting when needed; the list is cached per connection and re-listed after the server's
+   * `notifications/tools/list_changed`). Never rejects for an unreachable server: its keys have
+   * `available: false` and a redacted `error`.
+   */
+  describe(options?: { kind?: string }): Promise<ExecutorDescription[]>;
   /** Closes pooled connections (MCP clients, spawned stdio servers, the HTTP agent). Idempotent. */
   close(): Promise<void>;
 }
+
+/** What the catalogue says about one registry key (see {@link ExecutorRegistry.describe}). */
+export interface ExecutorDescription {
+  key: string;
+  kind: string;
+  /** The entry's own `description`, else one generated from its configuration. */
+  description: string;
+  /** False when what the key needs cannot be reached now (an MCP server that does not start, a missing tool). */
+  available: boolean;
+  /** Why `available` is false (secrets redacted). */
+  error?: string;
+  /** `builtin`: the built-in the key runs. */
+  builtin?: string;
+  /** `mcp`: the server name. */
+  server?: string;
+  /** `mcp`: the tool, with what its server lists for it (absent when the server could not be asked). */
+  tool?: { name: string; description?: string; inputSchema?: Record<string, unknown> };
+  /** `http`: the method. */
+  method?: string;
+  /** `http`: scheme, host and port of the URL only (path and query may carry secrets). */
+  origin?: string;
+}
+
+/** What a kind adds about one of its entries: an {@link ExecutorDescription} without `key` and `kind`. */
+export type ExecutorDetails = Omit<ExecutorDescription, 'key' | 'kind'>;

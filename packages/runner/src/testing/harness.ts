@@ -56,6 +56,10 @@ export class CountingRegistry implements ExecutorRegistry {
   keys() {
     return [...new Set([...this.inner.keys(), ...Object.keys(this.extra)])].sort();
   }
+  /** The inner registry's catalogue (the test-only `extra` executors are not described). */
+  describe(options?: { kind?: string }) {
+    return this.inner.describe(options);
+  }
   close() {
     return this.inner.close();
   }
