@@ -274,6 +274,10 @@ describe('JSON bodies', () => {
 
   it('a syntax error says where', async () => {
     expectClear400(await svc.api.request('POST', wf(), undefined, { raw: '{"name": "x",' }), /^The request body is not valid JSON: .*position 13/);
+    // A body sent by mistake (e.g. a token) is not quoted back in the error.
+    const token = await svc.api.request('POST', wf(), undefined, { raw: 'sk-live-0123456789abcdef' });
+    expectClear400(token, /^The request body is not valid JSON: Unexpected token/);
+    expect(token.text).not.toContain('sk-live');
   });
 });
 

@@ -24,8 +24,17 @@ export function parseJsonBody(bytes: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InvalidRequestError(`The request body is not valid JSON: ${(error as Error).message}`);
+    throw new InvalidRequestError(`The request body is not valid JSON: ${withoutExcerpt((error as Error).message)}`);
   }
+}
+
+/**
+ * The parser's message without the excerpt of the body it may quote (`Unexpected token 'a',
+ * "abc123"... is not valid JSON`): a body sent by mistake may hold a secret, and error answers
+ * must not echo it. Positions are kept.
+ */
+function withoutExcerpt(message: string): string {
+  return message.replace(/,\s*".*?"(?:\.\.\.)? is not valid JSON$/s, '');
 }
 
 /** Installs {@link parseJsonBody} as the `application/json` parser of `app` (call before registering routes). */
