@@ -15,7 +15,6 @@
  * Spawned (not `test/support/service.ts`): it needs a registry of its own, a persistent DATA_DIR
  * and the real pino output.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -24,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from './support/server-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The planted secret: 32 random characters. */
@@ -38,9 +38,7 @@ const FORMS: Record<string, string> = {
 
 let workDir = '';
 let dataDir = '';
-let server: ChildProcess | undefined;
-let baseUrl = '';
-let logs = '';
+let srv: ServerProcess | undefined;
 let webhook: Server | undefined;
 /** The headers of every request the webhook received. */
 const received: IncomingHttpHeaders[] = [];
@@ -73,75 +71,21 @@ function startWebhook(): Promise<string> {
   return new Promise((resolve) => webhook!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(webhook!.address() as AddressInfo).port}/hook`)));
 }
 
-/** Starts the real server process; resolves once it listens. Its stdout and stderr go to `logs`. */
-function startServer(registryFile: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/server.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      MONGODB_URI: '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'debug',
-      SWITCHYARD_EXECUTORS: registryFile,
-      [PLANTED_VAR]: PLANTED,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 20_000);
-    const collect = (chunk: Buffer): void => {
-      logs += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs);
-      if (match && baseUrl === '') {
-        baseUrl = match[1]!;
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${logs}`)));
-  });
-}
-
-/** Stops the server gracefully and waits until it has exited (its output is complete then). */
-async function stopServer(): Promise<void> {
-  const child = server;
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${baseUrl}/api/v1/workflows${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? null : JSON.parse(text);
-}
-
 /** Creates, enables and triggers a one-step workflow; resolves with the finished run and its node runs. */
 async function finishedRun(executorKey: string, config: unknown): Promise<{ run: any; nodeRuns: any[] }> {
-  const created = await call('POST', '', {
+  const created = await srv!.call('POST', '', {
     name: `planted ${executorKey} ${randomBytes(4).toString('hex')}`,
     canvas: { viewport: {} },
     nodes: [{ name: 'Call', nodeType: 'step', executorKey, config, stepConfig: { maxRetries: 0 } }],
   });
-  await call('POST', `/${created.id}/toggle`, { enabled: true });
-  const { runId } = await call('POST', `/${created.id}/runs`, { initialInput: {} });
+  await srv!.call('POST', `/${created.id}/toggle`, { enabled: true });
+  const { runId } = await srv!.call('POST', `/${created.id}/runs`, { initialInput: {} });
   for (let i = 0; ; i++) {
-    const run = await call('GET', `/${created.id}/runs/${runId}`);
+    const run = await srv!.call('GET', `/${created.id}/runs/${runId}`);
     if (run.status === 'failed' || run.status === 'completed') {
-      const heads = (await call('GET', `/${created.id}/runs/${runId}/nodes`)).nodeRuns as Array<{ id: string }>;
+      const heads = (await srv!.call('GET', `/${created.id}/runs/${runId}/nodes`)).nodeRuns as Array<{ id: string }>;
       // The node run details: they carry the snapshots in full.
-      const nodeRuns = await Promise.all(heads.map((head) => call('GET', `/${created.id}/runs/${runId}/nodes/${head.id}`)));
+      const nodeRuns = await Promise.all(heads.map((head) => srv!.call('GET', `/${created.id}/runs/${runId}/nodes/${head.id}`)));
       return { run, nodeRuns };
     }
     if (i > 1000) throw new Error(`run did not finish: ${JSON.stringify(run)}`);
@@ -197,11 +141,11 @@ beforeAll(async () => {
       'get-env': { kind: 'mcp', server: 'everything', tool: 'get-env' },
     },
   }));
-  await startServer(registryFile);
+  srv = await startServerProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', SWITCHYARD_EXECUTORS: registryFile, [PLANTED_VAR]: PLANTED });
 }, 30_000);
 
 afterAll(async () => {
-  server?.kill('SIGKILL');
+  srv?.kill();
   await new Promise((resolve) => (webhook ? webhook.close(resolve) : resolve(undefined)));
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
@@ -245,15 +189,15 @@ describe('a secret planted in the environment and used through ${env:NAME}', () 
 
   it('is not logged when clients send it as credentials or in a body', async () => {
     const headers = { authorization: `Bearer ${PLANTED}`, 'x-api-key': PLANTED, cookie: `session=${PLANTED}` };
-    const list = await fetch(`${baseUrl}/api/v1/workflows`, { headers });
+    const list = await fetch(`${srv!.baseUrl}/api/v1/workflows`, { headers });
     expect(list.status).toBe(200);
-    const missing = await fetch(`${baseUrl}/api/v1/workflows/00000000-0000-4000-8000-000000000000`, { headers });
+    const missing = await fetch(`${srv!.baseUrl}/api/v1/workflows/00000000-0000-4000-8000-000000000000`, { headers });
     expect(missing.status).toBeGreaterThanOrEqual(400);
     // An invalid body holding the secret: the 400 may answer about it, the log must not hold it.
-    const invalid = await fetch(`${baseUrl}/api/v1/workflows`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: `${PLANTED} is not JSON` });
+    const invalid = await fetch(`${srv!.baseUrl}/api/v1/workflows`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: `${PLANTED} is not JSON` });
     expect(invalid.status).toBe(400);
     // A valid body that fails validation.
-    const rejected = await fetch(`${baseUrl}/api/v1/workflows`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: PLANTED, password: PLANTED }) });
+    const rejected = await fetch(`${srv!.baseUrl}/api/v1/workflows`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: PLANTED, password: PLANTED }) });
     expect(rejected.status).toBe(400);
   });
 
@@ -263,7 +207,7 @@ describe('a secret planted in the environment and used through ${env:NAME}', () 
   });
 
   it('is in no file under DATA_DIR, raw or decoded', async () => {
-    await stopServer();
+    await srv!.stop();
     const files = await filesUnder(dataDir);
     expect(files.length).toBeGreaterThan(0);
     const payloads: string[] = [];
@@ -280,10 +224,10 @@ describe('a secret planted in the environment and used through ${env:NAME}', () 
   });
 
   it('is nowhere in the log output (stdout and stderr)', async () => {
-    await stopServer();
-    expect(logs).toContain('"level":20'); // debug records were written
-    expect(logs).toContain('webhook call failed');
-    expect(logs).toContain('incoming request'); // requests were logged (without their credentials)
-    expect(formsIn(logs)).toEqual([]);
+    await srv!.stop();
+    expect(srv!.logs()).toContain('"level":20'); // debug records were written
+    expect(srv!.logs()).toContain('webhook call failed');
+    expect(srv!.logs()).toContain('incoming request'); // requests were logged (without their credentials)
+    expect(formsIn(srv!.logs())).toEqual([]);
   });
 });

@@ -4,20 +4,18 @@
  * registry whose servers get a secret through `${VAR}` in `args` and `env` and fail to connect:
  * one prints its command line and environment to stderr and exits, one is a script path that does
  * not exist. Runs using them fail; then the secret must be in none of: the run's errorSummary and
- * node-run errors (API), the store's files (raw, and every base64 payload decoded), the logs.
+ * node-run errors (API), the store's files (raw, and every base64 payload decoded), the srv!.logs().
  *
  * The process is spawned (not `test/support/service.ts`) because this needs a registry of its own,
  * a persistent DATA_DIR and the real pino output.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from './support/server-process.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = `leak-${randomBytes(16).toString('hex')}`;
 const SECRET_VAR = 'SWITCHYARD_TEST_SECRET';
 
@@ -37,76 +35,20 @@ const REGISTRY = {
 
 let workDir = '';
 let dataDir = '';
-let server: ChildProcess | undefined;
-let baseUrl = '';
-let logs = '';
-
-/** Starts the real server process; resolves once it listens. Its stdout and stderr go to `logs`. */
-function startServer(registryFile: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/server.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      MONGODB_URI: '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'debug',
-      SWITCHYARD_EXECUTORS: registryFile,
-      [SECRET_VAR]: SECRET,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 20_000);
-    const collect = (chunk: Buffer): void => {
-      logs += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs);
-      if (match && baseUrl === '') {
-        baseUrl = match[1]!;
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${logs}`)));
-  });
-}
-
-/** Stops the server gracefully and waits until it has exited (its output is complete then). */
-async function stopServer(): Promise<void> {
-  const child = server;
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${baseUrl}/api/v1/workflows${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? null : JSON.parse(text);
-}
+let srv: ServerProcess | undefined;
 
 /** Creates, enables and triggers a one-step workflow on `executorKey`; resolves with the failed run and its node runs. */
 async function failingRun(executorKey: string): Promise<{ run: any; nodeRuns: any[] }> {
-  const created = await call('POST', '', {
+  const created = await srv!.call('POST', '', {
     name: `secrets ${executorKey} ${randomBytes(4).toString('hex')}`,
     canvas: { viewport: {} },
     nodes: [{ name: 'Connect', nodeType: 'step', executorKey, config: {}, stepConfig: { maxRetries: 1, backoffBaseSeconds: 0.01 } }],
   });
-  await call('POST', `/${created.id}/toggle`, { enabled: true });
-  const { runId } = await call('POST', `/${created.id}/runs`, { initialInput: {} });
+  await srv!.call('POST', `/${created.id}/toggle`, { enabled: true });
+  const { runId } = await srv!.call('POST', `/${created.id}/runs`, { initialInput: {} });
   for (let i = 0; ; i++) {
-    const run = await call('GET', `/${created.id}/runs/${runId}`);
-    if (run.status === 'failed') return { run, nodeRuns: (await call('GET', `/${created.id}/runs/${runId}/nodes`)).nodeRuns };
+    const run = await srv!.call('GET', `/${created.id}/runs/${runId}`);
+    if (run.status === 'failed') return { run, nodeRuns: (await srv!.call('GET', `/${created.id}/runs/${runId}/nodes`)).nodeRuns };
     if (run.status === 'completed' || run.status === 'cancelled' || i > 500) throw new Error(`run did not fail: ${JSON.stringify(run)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -146,11 +88,11 @@ beforeAll(async () => {
   dataDir = join(workDir, 'data');
   const registryFile = join(workDir, 'executors.json');
   await writeFile(registryFile, JSON.stringify(REGISTRY));
-  await startServer(registryFile);
+  srv = await startServerProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', SWITCHYARD_EXECUTORS: registryFile, [SECRET_VAR]: SECRET });
 });
 
 afterAll(async () => {
-  server?.kill('SIGKILL');
+  srv?.kill();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -175,7 +117,7 @@ describe('a failing MCP server with a secret in its args and env', () => {
 
   it('stores the secret in no file of DATA_DIR, raw or decoded', async () => {
     expect(runs).toHaveLength(2);
-    await stopServer();
+    await srv!.stop();
     const files = await filesUnder(dataDir);
     const payloads: string[] = [];
     for (const file of files) {
@@ -189,10 +131,10 @@ describe('a failing MCP server with a secret in its args and env', () => {
   });
 
   it('logs the failures and the server stderr without the secret', async () => {
-    await stopServer();
-    expect(logs).toContain('MCP server connection failed');
-    expect(logs).toContain('MCP server stderr');
-    expect(logs).toContain('starting with --token=[REDACTED]');
-    expect(logs.includes(SECRET)).toBe(false);
+    await srv!.stop();
+    expect(srv!.logs()).toContain('MCP server connection failed');
+    expect(srv!.logs()).toContain('MCP server stderr');
+    expect(srv!.logs()).toContain('starting with --token=[REDACTED]');
+    expect(srv!.logs().includes(SECRET)).toBe(false);
   });
 });
