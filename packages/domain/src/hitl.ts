@@ -92,6 +92,17 @@ export function toPendingUserInputFields(fields: readonly UserInputField[]): Pen
   }));
 }
 
+/** The decision fields of a requirement nobody has decided yet (a gate's or a human request's). */
+const UNDECIDED = {
+  confirmed: null,
+  rejectionFeedback: null,
+  editedOutput: null,
+  userInput: null,
+  selectedChoices: null,
+  resolution: null,
+  decidedBy: null,
+} as const satisfies Partial<RequirementRecord>;
+
 /** Builds the requirement a gate raises (undecided). */
 export function buildRequirement(request: GateRequest): RequirementRecord {
   const { node } = request;
@@ -119,13 +130,7 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
     allowMultipleSelections: request.requiresRouteSelection && review.allowMultipleSelections,
     stepOutput: request.stepOutput ?? null,
     isPostExecution: request.phase === 'post' || request.phase === 'iteration',
-    confirmed: null,
-    rejectionFeedback: null,
-    editedOutput: null,
-    userInput: null,
-    selectedChoices: null,
-    resolution: null,
-    decidedBy: null,
+    ...UNDECIDED,
     retryCount: request.round,
     maxRetries: review.maxRetries,
     onTimeout: review.onTimeout,
@@ -189,13 +194,7 @@ export function buildAskRequirement(request: AskRequest): RequirementRecord {
     allowMultipleSelections: false,
     stepOutput: null,
     isPostExecution: false,
-    confirmed: null,
-    rejectionFeedback: null,
-    editedOutput: null,
-    userInput: null,
-    selectedChoices: null,
-    resolution: null,
-    decidedBy: null,
+    ...UNDECIDED,
     retryCount: 0,
     maxRetries: null,
     onTimeout: 'cancel',
