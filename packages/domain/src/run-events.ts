@@ -19,7 +19,7 @@
  * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `nodeId`, `resolution`, `decidedBy` |
  */
 import Type, { type Static } from 'typebox';
-import type { RunEventRecord } from './records.ts';
+import type { RequirementRecord, RunEventRecord } from './records.ts';
 import { JsonObject, Timestamp } from './schemas/common.ts';
 
 /** Every run event type (see the module comment). */
@@ -101,4 +101,9 @@ export function parseEventTypes(types: string | undefined): { ok: true; types: R
   const unknown = listed.filter((type) => !(RUN_EVENT_TYPES as readonly string[]).includes(type));
   if (unknown.length > 0) return { ok: false, message: `unknown event types: ${unknown.join(', ')} (known: ${RUN_EVENT_TYPES.join(', ')})` };
   return { ok: true, types: listed as RunEventType[] };
+}
+
+/** The payload of `requirement.raised` for `requirement` (a gate, or a human request: phase `ask`). */
+export function requirementRaisedPayload(requirement: Pick<RequirementRecord, 'stepId' | 'nodeId' | 'phase' | 'round'>): Record<string, unknown> {
+  return { stepId: requirement.stepId, nodeId: requirement.nodeId, phase: requirement.phase, round: requirement.round };
 }

@@ -8,6 +8,7 @@
 import type { Decision, RequirementRecord, RunRecord } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Logger } from './logger.ts';
+import { appendReported } from './recorded-events.ts';
 
 export interface DecisionDeps {
   repos: Repositories;
@@ -33,17 +34,8 @@ export async function recordDecision(
   const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt, wakes);
   if (!decided) return null;
   // The event goes first, so that it precedes what the continued run writes (its final event last).
-  await deps.repos.events
-    .append(
-      {
-        runId: run.id,
-        workflowDefinitionId: run.workflowDefinitionId,
-        type: 'requirement.decided',
-        payload: { stepId: requirement.stepId, nodeId: requirement.nodeId, resolution: decision.resolution, decidedBy: decision.decidedBy },
-      },
-      now,
-    )
-    .catch((error: unknown) => deps.logger?.warn({ err: error, runId: run.id }, 'requirement.decided event not written'));
+  const payload = { stepId: requirement.stepId, nodeId: requirement.nodeId, resolution: decision.resolution, decidedBy: decision.decidedBy };
+  await appendReported(deps, run, [{ type: 'requirement.decided', payload }], now);
   if (wakes) deps.wake(run.id);
   return decided;
 }

@@ -11,6 +11,7 @@ import type { Clock } from './clock.ts';
 import type { RunEngine } from './engine.ts';
 import type { Logger } from './logger.ts';
 import { directiveStop } from './stop-reason.ts';
+import { appendReported } from './recorded-events.ts';
 
 export interface DirectiveDeps {
   repos: Repositories;
@@ -146,15 +147,9 @@ function cancelReasonOf(request: DirectiveRequest, run: RunRecord): string | nul
  * hiccup is logged.
  */
 async function recordEvent(deps: DirectiveDeps, run: RunRecord, request: DirectiveRequest, now: Date, then?: RunEventType, thenPayload: Record<string, unknown> = {}): Promise<void> {
-  const base = { runId: run.id, workflowDefinitionId: run.workflowDefinitionId };
   const first =
     request.directive === 'timeout'
-      ? { ...base, type: 'run.timed_out' as const, payload: { timeoutSeconds: run.timeoutSeconds ?? null, deadlineAt: run.deadlineAt?.toISOString() ?? null } }
-      : { ...base, type: 'directive.received' as const, payload: { directive: request.directive, requestedBy: request.requestedBy, ...(request.reason ? { reason: request.reason } : {}) } };
-  try {
-    await deps.repos.events.append(first, now);
-    if (then) await deps.repos.events.append({ ...base, type: then, payload: thenPayload }, now);
-  } catch (error) {
-    deps.logger?.warn({ err: error, runId: run.id }, 'directive event not written');
-  }
+      ? { type: 'run.timed_out' as const, payload: { timeoutSeconds: run.timeoutSeconds ?? null, deadlineAt: run.deadlineAt?.toISOString() ?? null } }
+      : { type: 'directive.received' as const, payload: { directive: request.directive, requestedBy: request.requestedBy, ...(request.reason ? { reason: request.reason } : {}) } };
+  await appendReported(deps, run, then ? [first, { type: then, payload: thenPayload }] : [first], now);
 }

@@ -10,6 +10,7 @@ export { RunLedger } from './ledger.ts';
 export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';
 export { RetentionSweeper, deleteEndedRun, type RetentionSweeperOptions, type RunDeletion } from './retention.ts';
 export { recordDecision, type DecisionDeps } from './decisions.ts';
+export { appendReported } from './recorded-events.ts';
 export { requestDirective, type DirectiveDeps, type DirectiveRequest, type DirectiveResult } from './directives.ts';
 export { ExecutionStopped, stopEffect, type StopReason } from './stop-reason.ts';
 export { GateBlocked, RunCancelled } from './gates.ts';

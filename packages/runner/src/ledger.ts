@@ -5,7 +5,7 @@
  * requirements and run events.
  */
 import type { NodeRunRecord, NodeType, RequirementRecord, RunEventType, RunRecord } from '@switchyard/domain';
-import { SETTLED_NODE_RUN_STATUSES } from '@switchyard/domain';
+import { SETTLED_NODE_RUN_STATUSES, requirementRaisedPayload } from '@switchyard/domain';
 import type { NodeRunEnd, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 
@@ -66,7 +66,7 @@ export class RunLedger {
       throw new Error('lease lost while raising a requirement');
     }
     this.requirements.set(requirement.gateKey, requirement);
-    await this.event('requirement.raised', { stepId: requirement.stepId, nodeId: requirement.nodeId, phase: requirement.phase, round: requirement.round });
+    await this.event('requirement.raised', requirementRaisedPayload(requirement));
   }
 
   /** Marks a node run as held at a gate before executing. */

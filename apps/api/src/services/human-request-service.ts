@@ -23,12 +23,14 @@ import {
   buildAskRequirement,
   isTerminalRunStatus,
   parsePathSegment,
+  requirementRaisedPayload,
   walkNodes,
   type HumanRequest,
   type HumanRequestBody,
   type RequirementRecord,
   type RunRecord,
 } from '@switchyard/domain';
+import { appendReported } from '@switchyard/runner';
 import type { AppServices } from './index.ts';
 import { requireRun } from './workflow-service.ts';
 
@@ -63,17 +65,7 @@ export async function createHumanRequest(services: AppServices, workflowId: stri
     if (isTerminalRunStatus(current.status)) throw runEnded(current);
     throw new ConflictError('The human request could not be stored; retry', { currentStatus: current.status });
   }
-  await services.repos.events
-    .append(
-      {
-        runId: run.id,
-        workflowDefinitionId: run.workflowDefinitionId,
-        type: 'requirement.raised',
-        payload: { stepId: requirement.stepId, nodeId: requirement.nodeId, phase: requirement.phase, round: requirement.round },
-      },
-      now,
-    )
-    .catch((error: unknown) => services.logger?.warn({ err: error, runId: run.id }, 'requirement.raised event not written'));
+  await appendReported(services, run, [{ type: 'requirement.raised', payload: requirementRaisedPayload(requirement) }], now);
   return toHumanRequest(stored, requirement);
 }
 
