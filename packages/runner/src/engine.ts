@@ -17,6 +17,7 @@ import { Interpreter, NodeFailedError } from './interpreter.ts';
 import { Lease } from './lease.ts';
 import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
+import type { DownstreamTokenMinter } from './downstream-token.ts';
 import { ExecutionControl, directiveStop, stopEffect, type StopReason } from './stop-reason.ts';
 
 /** Tunables of the engine. Milliseconds throughout. */
@@ -34,6 +35,8 @@ export interface RunEngineOptions {
   parallelLimit?: number;
   /** Largest step output, bytes of JSON (default 1 MiB; `SWITCHYARD_MAX_OUTPUT_BYTES`). */
   maxOutputBytes?: number;
+  /** Mints a short-lived token per executor call from the run's triggering identity (default none). */
+  downstreamTokens?: DownstreamTokenMinter;
   /** Period of the orphaned-run recovery scan (default 15,000 ms). */
   recoveryIntervalMs?: number;
   /** Recovery claims no more runs once this instance executes this many (default 256). */
@@ -243,6 +246,7 @@ export class RunEngine {
         parallelLimit: ledger.run.parallelLimit ?? this.parallelLimit,
         random: this.options.random,
         maxOutputBytes: this.options.maxOutputBytes,
+        downstreamTokens: this.options.downstreamTokens,
       });
       const finalOutput = await interpreter.run();
       if (interpreter.targetReached) {

@@ -5,6 +5,14 @@ export { systemClock, type Clock } from './clock.ts';
 export { definitionChecks } from './definition-checks.ts';
 export { RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';
+export {
+  HmacTokenMinter,
+  downstreamAuthorization,
+  type DownstreamIdentity,
+  type DownstreamTokenContext,
+  type DownstreamTokenMinter,
+  type HmacTokenMinterOptions,
+} from './downstream-token.ts';
 export { DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 export { RunLedger } from './ledger.ts';
 export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';

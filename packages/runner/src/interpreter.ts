@@ -34,6 +34,7 @@ import type { WorkflowNode } from '@switchyard/domain';
 import type { CelEngine } from './cel/index.ts';
 import type { Clock } from './clock.ts';
 import { sharedSlice } from './event-loop-slice.ts';
+import type { DownstreamTokenMinter } from './downstream-token.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
 import { runCondition } from './nodes/condition.ts';
@@ -62,6 +63,8 @@ export interface InterpreterDeps {
   random?: () => number;
   /** Largest step output, bytes of JSON (see StepRunnerDeps). */
   maxOutputBytes?: number;
+  /** Mints downstream tokens for executor calls (see StepRunnerDeps). */
+  downstreamTokens?: DownstreamTokenMinter;
 }
 
 /** Executes a node that is not settled yet, by node type. */

@@ -13,6 +13,7 @@ import { ExecutorError, isRetryable, type Executor, type ExecutorRegistry } from
 import type { RunLedger } from './ledger.ts';
 import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 import { isDocumentTooLarge } from '@switchyard/store';
+import type { DownstreamTokenMinter } from './downstream-token.ts';
 
 /** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
 export class NodeFailedError extends Error {
@@ -47,6 +48,8 @@ export interface StepRunnerDeps {
    * input snapshot. Default {@link DEFAULT_MAX_OUTPUT_BYTES}.
    */
   maxOutputBytes?: number;
+  /** Mints each executor call's downstream token from the run's identity (none when absent). */
+  downstreamTokens?: DownstreamTokenMinter;
 }
 
 
@@ -177,6 +180,9 @@ export class StepRunner {
     const { ledger, clock } = this.deps;
     const executor = this.deps.executors.get(key);
     const timeoutMs = callTimeoutMs(step.node, executor);
+    const identity = { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes };
+    // Minted per call from the stored identity, so a call after a long HITL pause gets a fresh one.
+    const downstreamToken = await this.deps.downstreamTokens?.mint(identity, { runId: ledger.run.id, nodeId: step.node.id });
     const timer = new AbortController();
     const stopTimer = clock.after(timeoutMs, () => timer.abort(timeoutReason(timeoutMs)));
     try {
@@ -186,13 +192,8 @@ export class StepRunner {
         attempt,
         signal: AbortSignal.any([this.deps.signal, timer.signal]),
         timeoutMs,
-        context: {
-          runId: ledger.run.id,
-          nodeId: step.node.id,
-          nodeName: step.node.name,
-          iterationPath: step.iterationPath,
-          identity: { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes },
-        },
+        ...(downstreamToken === undefined ? {} : { downstreamToken }),
+        context: { runId: ledger.run.id, nodeId: step.node.id, nodeName: step.node.name, iterationPath: step.iterationPath, identity },
       });
       return await untilTimeout(call, timer.signal, () => new ExecutorError(`executor "${key}" timed out after ${formatSeconds(timeoutMs)} s`, { retryable: true }));
     } finally {

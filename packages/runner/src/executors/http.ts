@@ -5,7 +5,8 @@
  *   POST), "headers"?, "timeoutSeconds"? }`. `url` and header values expand `${env:NAME}` / `${VAR}`; header values,
  *   substituted values and URL credentials and query values are secrets (see `redact.ts`).
  * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
- *   plus the entry's headers (which may override `accept` and `content-type`).
+ *   plus the entry's headers (which may override `accept` and `content-type`), plus the call's
+ *   downstream token as `Authorization: Bearer` unless the entry sets `Authorization` itself.
  * - Output snapshot: a JSON response's value (`application/json` or `*+json`; at most
  *   {@link MAX_JSON_BYTES}), else `{ status, contentType, text, truncated }` with at most
  *   {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
@@ -25,6 +26,7 @@
 import type { Agent, Dispatcher } from 'undici';
 import Type from 'typebox';
 import runnerPackage from '../../package.json' with { type: 'json' };
+import { downstreamAuthorization } from '../downstream-token.ts';
 import { abortable, abortedError } from './abort.ts';
 import { errorMessage } from './error-message.ts';
 import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
@@ -167,7 +169,7 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers,
+        headers: { ...headers, ...downstreamAuthorization(call.downstreamToken, headers) },
         body: JSON.stringify(call.arguments),
         signal: call.signal,
       });

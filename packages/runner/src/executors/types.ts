@@ -22,6 +22,13 @@ export interface ExecutorCall {
    * limit applies; without it (a direct call) the executor may apply {@link Executor.timeoutMs}.
    */
   timeoutMs?: number;
+  /**
+   * A short-lived bearer token minted for this call from the run's triggering identity
+   * (`downstream-token.ts`); undefined when no signing key is configured or the run has no identity.
+   * Executors that call over HTTP send it as `Authorization: Bearer` unless their entry sets
+   * `Authorization` itself (see `downstreamAuthorization`). Never logged, never stored.
+   */
+  downstreamToken?: string;
   /** Identifies the call in logs: run id, node id, node name. */
   context: {
     runId: string;

@@ -1,0 +1,90 @@
+/**
+ * Short-lived tokens for downstream calls (issue 9 item 7; spec "Internal WorkflowRun Fields":
+ * the run keeps the triggering identity, never the caller's token, and a fresh token is minted from
+ * it whenever a step calls out, also after a HITL pause of days).
+ *
+ * Each executor call gets its own HS256 JWT: `sub` = the triggering user id, `preferred_username`,
+ * `scope` (space-separated), `iss` (default `switchyard`), `aud` (configured), `iat`/`exp`
+ * (lifetime configured, seconds), `jti`, and what the call is for: `switchyard_run_id`,
+ * `switchyard_node_id`. Executors that call over HTTP (`http`, `a2a`, MCP over HTTP) send it as
+ * `Authorization: Bearer <token>` unless their registry entry sets an `Authorization` header itself.
+ * A run triggered without an identity gets no token.
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
+
+/** Who a run acts for (stored on the run as `triggering_*`). */
+export interface DownstreamIdentity {
+  userId: string | null;
+  username: string | null;
+  scopes: string[];
+}
+
+/** What a downstream token is for. */
+export interface DownstreamTokenContext {
+  runId: string;
+  nodeId: string;
+}
+
+/** Mints the token of one executor call; resolves undefined when there is nobody to act for. */
+export interface DownstreamTokenMinter {
+  mint(identity: DownstreamIdentity, context: DownstreamTokenContext): Promise<string | undefined>;
+}
+
+/** Configuration of {@link HmacTokenMinter}. */
+export interface HmacTokenMinterOptions {
+  /** HS256 signing key (at least 32 bytes of UTF-8, as RFC 7518 §3.2 requires). */
+  secret: string;
+  /** `aud` of every token. */
+  audience: string;
+  /** `iss` of every token (default `switchyard`). */
+  issuer?: string;
+  /** Lifetime, seconds (default 300). */
+  ttlSeconds?: number;
+  clock?: Clock;
+}
+
+/** Smallest HS256 key accepted, bytes. */
+export const MIN_HS256_KEY_BYTES = 32;
+
+/** HS256 minter (see the module comment). Throws at construction when the secret is shorter than 32 bytes. */
+export class HmacTokenMinter implements DownstreamTokenMinter {
+  readonly #key: Uint8Array;
+  readonly #options: Required<Omit<HmacTokenMinterOptions, 'secret' | 'clock'>>;
+  readonly #clock: Clock;
+
+  constructor(options: HmacTokenMinterOptions) {
+    this.#key = new TextEncoder().encode(options.secret);
+    if (this.#key.byteLength < MIN_HS256_KEY_BYTES) throw new Error(`the downstream token key must be at least ${MIN_HS256_KEY_BYTES} bytes`);
+    this.#options = { audience: options.audience, issuer: options.issuer ?? 'switchyard', ttlSeconds: options.ttlSeconds ?? 300 };
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async mint(identity: DownstreamIdentity, context: DownstreamTokenContext): Promise<string | undefined> {
+    if (identity.userId === null) return undefined;
+    const now = Math.floor(this.#clock.now().getTime() / 1000);
+    const claims: Record<string, unknown> = { scope: identity.scopes.join(' '), switchyard_run_id: context.runId, switchyard_node_id: context.nodeId };
+    if (identity.username !== null) claims.preferred_username = identity.username;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(identity.userId)
+      .setIssuer(this.#options.issuer)
+      .setAudience(this.#options.audience)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.#options.ttlSeconds)
+      .setJti(randomUUID())
+      .sign(this.#key);
+  }
+}
+
+/**
+ * The headers an HTTP-calling executor adds for `token`: `authorization: Bearer <token>`, unless
+ * `configured` (the entry's own headers, any case) already sets `Authorization`. Empty without a token.
+ */
+export function downstreamAuthorization(token: string | undefined, configured: Readonly<Record<string, string>>): Record<string, string> {
+  if (token === undefined) return {};
+  if (Object.keys(configured).some((name) => name.toLowerCase() === 'authorization')) return {};
+  return { authorization: `Bearer ${token}` };
+}
