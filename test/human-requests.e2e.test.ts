@@ -10,7 +10,7 @@ import { CANVAS, echoStep, startService, uniqueName, wf, type ApiResponse, type 
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startService();
+  svc = await startService({ trustProxyIdentity: true });
 });
 afterAll(async () => {
   await svc?.close();

@@ -3,7 +3,7 @@ import { CANVAS, startService, uniqueName, type TestService } from './support/se
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startService();
+  svc = await startService({ trustProxyIdentity: true });
 });
 afterAll(async () => {
   await svc.close();

@@ -7,7 +7,7 @@ import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startService();
+  svc = await startService({ trustProxyIdentity: true });
 });
 afterAll(async () => {
   await svc.close();

@@ -122,7 +122,7 @@ export function useServiceAndBridge(ready: (svc: TestService, bridge: BridgeClie
   let svc: TestService | undefined;
   let bridge: BridgeClient | undefined;
   beforeAll(async () => {
-    svc = await startService();
+    svc = await startService({ trustProxyIdentity: true });
     bridge = await bridgeInProcess(svc.baseUrl, flags);
     ready(svc, bridge);
   });

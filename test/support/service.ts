@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { buildApp, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
+import { Authenticator, buildApp, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
 import { CelEngine, RunEngine, TimeoutSweeper, definitionChecks, loadExecutorRegistry, systemClock } from '@switchyard/runner';
 import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 
@@ -64,8 +64,10 @@ export interface WaitOptions {
 export interface StartOptions {
   /** Period of the HITL timeout sweeper, milliseconds (default 50). */
   sweepIntervalMs?: number;
-  /** The edge: CORS origins and rate limits (default none of either, as buildApp). */
-  edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits'>;
+  /** The edge: CORS origins, rate limits, authentication (default none of them, as buildApp). */
+  edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits' | 'authenticator'>;
+  /** Honour the `x-switchyard-*` identity headers (trusted-proxy mode) without other authentication. */
+  trustProxyIdentity?: boolean;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -222,7 +224,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     // Stopped before the engine closes (cleanups run in reverse), so no timeout wakes a closed engine.
     cleanups.push(async () => sweeper.stop());
     const services = { repos, engine, executors, checks: definitionChecks(executors, cel), clock: systemClock };
-    const app = await buildApp({ services, docs: true, ...options.edge });
+    const authenticator = options.trustProxyIdentity ? await Authenticator.create({ modes: [], trustProxyIdentity: true }) : undefined;
+    const app = await buildApp({ services, docs: true, authenticator, ...options.edge });
     cleanups.push(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();

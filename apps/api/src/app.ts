@@ -2,7 +2,7 @@
  * The Fastify application without listening (STYLE.md §2.1): server.ts and the tests build the
  * same app, with the services they choose.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import errorHandler from './plugins/error-handler.ts';
 import httpErrors, { SERVER_ERROR_OPTIONS } from './plugins/http-errors.ts';
@@ -13,7 +13,9 @@ import { ssePlugin } from './plugins/sse.ts';
 import swagger, { DOCS_PREFIX } from './plugins/swagger.ts';
 import cors from './plugins/cors.ts';
 import securityHeaders from './plugins/security-headers.ts';
-import rateLimits, { type RateLimitOptions } from './plugins/rate-limits.ts';
+import rateLimits, { clientAddress, type RateLimitOptions } from './plugins/rate-limits.ts';
+import auth from './plugins/auth.ts';
+import type { Authenticator } from './auth/authenticator.ts';
 import approvalRoutes from './routes/approvals.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
@@ -45,10 +47,20 @@ export interface BuildAppOptions {
    * configured limits (on by default, see config.ts).
    */
   rateLimits?: RateLimitOptions;
+  /**
+   * Who may call what (plugins/auth.ts). Default: no authentication and the `x-switchyard-*`
+   * headers ignored, every caller anonymous (what `SWITCHYARD_AUTH=none` means on loopback).
+   */
+  authenticator?: Authenticator;
+}
+
+/** Who a rate limit counts a request for: its authenticated user, else its client address. */
+function callerKey(request: FastifyRequest): string {
+  return request.identity.userId !== null ? `user:${request.identity.userId}` : clientAddress(request);
 }
 
 /**
- * Builds the app: error handling, security headers, CORS, rate limits, OpenAPI, workflow and run
+ * Builds the app: error handling, security headers, CORS, authentication and scopes, rate limits, OpenAPI, workflow and run
  * routes, and /healthz. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
@@ -67,7 +79,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // The edge, before any route: their hooks and onRoute hooks must see every route.
   await app.register(securityHeaders, { docsPrefix: DOCS_PREFIX });
   await app.register(cors, { origins: options.corsOrigins ?? [] });
-  await app.register(rateLimits, options.rateLimits ?? { triggers: 0, approvals: 0 });
+  // Authentication before rate limits: a limit counts per caller once the caller is known.
+  await app.register(auth, { authenticator: options.authenticator });
+  await app.register(rateLimits, { keyOf: callerKey, ...(options.rateLimits ?? { triggers: 0, approvals: 0 }) });
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });

@@ -3,7 +3,9 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
+import { isIP } from 'node:net';
+import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
+import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
 export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
@@ -46,6 +48,10 @@ export interface ServiceConfig {
   rateLimitTriggersPerMinute: number;
   /** Approval-type requests (approve, pause, resume, cancel) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
+  /** Who may call the API (`SWITCHYARD_AUTH` and friends, README "Authentication"). */
+  auth: AuthConfig;
+  /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
+  downstreamToken: Omit<HmacTokenMinterOptions, 'clock'> | null;
 }
 
 /** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
@@ -79,7 +85,95 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     corsOrigins: corsOrigins(env, 'SWITCHYARD_CORS_ORIGINS'),
     rateLimitTriggersPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE', DEFAULT_TRIGGERS_PER_MINUTE, 0, MAX_PER_MINUTE),
     rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
+    auth: authConfig(env),
+    downstreamToken: downstreamTokenConfig(env),
   };
+}
+
+/**
+ * Refuses a configuration that would expose the API without authentication: a `HOST` that is not
+ * a loopback address with `SWITCHYARD_AUTH=none` (unless an authenticating proxy vouches for every
+ * request: `SWITCHYARD_TRUST_PROXY_IDENTITY=true`). Throws an Error that says what to set.
+ */
+export function assertSafeBinding(config: Pick<ServiceConfig, 'host' | 'auth'>): void {
+  if (config.auth.modes.length > 0 || config.auth.trustProxyIdentity || isLoopback(config.host)) return;
+  throw new Error(
+    `HOST=${config.host} exposes the API beyond this machine, but SWITCHYARD_AUTH is none: set SWITCHYARD_AUTH=jwt and/or api-key ` +
+      '(README "Authentication"), put an authenticating proxy in front and set SWITCHYARD_TRUST_PROXY_IDENTITY=true, or bind HOST=127.0.0.1',
+  );
+}
+
+/** `localhost`, `127.0.0.0/8`, `::1` (also IPv4-mapped). */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1' || bare.startsWith('::ffff:127.');
+  return false;
+}
+
+/**
+ * `SWITCHYARD_AUTH` (`none` | `jwt` | `api-key` | `jwt,api-key`, default none) with what each mode
+ * needs: `SWITCHYARD_JWT_SECRET` or `SWITCHYARD_JWKS_URL` (not both), optional
+ * `SWITCHYARD_JWT_ISSUER` / `SWITCHYARD_JWT_AUDIENCE`; `SWITCHYARD_API_KEYS_FILE`;
+ * `SWITCHYARD_TRUST_PROXY_IDENTITY` (`true`/`false`).
+ */
+function authConfig(env: NodeJS.ProcessEnv): AuthConfig {
+  const raw = (env.SWITCHYARD_AUTH ?? '').trim().toLowerCase();
+  const names = raw === '' || raw === 'none' ? [] : raw.split(',').map((name) => name.trim());
+  const modes: AuthMode[] = [];
+  for (const name of names) {
+    if (!(AUTH_MODES as readonly string[]).includes(name)) throw new Error(`SWITCHYARD_AUTH must be none, jwt, api-key or jwt,api-key, got '${env.SWITCHYARD_AUTH}'`);
+    if (!modes.includes(name as AuthMode)) modes.push(name as AuthMode);
+  }
+  const config: AuthConfig = { modes, trustProxyIdentity: boolean(env, 'SWITCHYARD_TRUST_PROXY_IDENTITY') };
+  if (modes.includes('jwt')) {
+    const secret = env.SWITCHYARD_JWT_SECRET || undefined;
+    const jwksUrl = env.SWITCHYARD_JWKS_URL || undefined;
+    if ((secret === undefined) === (jwksUrl === undefined)) throw new Error('SWITCHYARD_AUTH=jwt needs exactly one of SWITCHYARD_JWT_SECRET (HS256) and SWITCHYARD_JWKS_URL');
+    if (jwksUrl !== undefined) httpUrl(jwksUrl, 'SWITCHYARD_JWKS_URL');
+    config.jwt = { secret, jwksUrl, issuer: env.SWITCHYARD_JWT_ISSUER || undefined, audience: env.SWITCHYARD_JWT_AUDIENCE || undefined };
+  }
+  if (modes.includes('api-key')) {
+    if (!env.SWITCHYARD_API_KEYS_FILE) throw new Error('SWITCHYARD_AUTH=api-key needs SWITCHYARD_API_KEYS_FILE');
+    config.apiKeysFile = resolve(env.SWITCHYARD_API_KEYS_FILE);
+  }
+  return config;
+}
+
+/**
+ * `SWITCHYARD_DOWNSTREAM_TOKEN_SECRET` (HS256, ≥ 32 bytes) turns downstream tokens on, with
+ * `SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE` (default `switchyard-executors`),
+ * `SWITCHYARD_DOWNSTREAM_TOKEN_ISSUER` (default `switchyard`) and
+ * `SWITCHYARD_DOWNSTREAM_TOKEN_TTL_SECONDS` (default 300, 10 s to a day).
+ */
+function downstreamTokenConfig(env: NodeJS.ProcessEnv): Omit<HmacTokenMinterOptions, 'clock'> | null {
+  const secret = env.SWITCHYARD_DOWNSTREAM_TOKEN_SECRET;
+  if (!secret) return null;
+  if (Buffer.byteLength(secret, 'utf8') < 32) throw new Error('SWITCHYARD_DOWNSTREAM_TOKEN_SECRET must be at least 32 bytes (HS256)');
+  return {
+    secret,
+    audience: env.SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE || 'switchyard-executors',
+    issuer: env.SWITCHYARD_DOWNSTREAM_TOKEN_ISSUER || 'switchyard',
+    ttlSeconds: integer(env, 'SWITCHYARD_DOWNSTREAM_TOKEN_TTL_SECONDS', 300, 10, 86_400),
+  };
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new Error(`${name} must be true or false, got '${env[name]}'`);
+}
+
+function httpUrl(value: string, name: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} is not a URL: '${value}'`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${name} must be an http: or https: URL`);
 }
 
 /**

@@ -5,18 +5,20 @@
  * continue on the next start).
  */
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
+import { assertSafeBinding, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { openServices } from './services/index.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  assertSafeBinding(config);
   // Redacts credentials and never logs headers or bodies (see logger.ts).
   const logger = createLogger(config.logLevel);
   const services = await openServices(config, logger);
   const app = await buildApp({
     services,
     logger,
+    authenticator: services.authenticator,
     corsOrigins: config.corsOrigins,
     rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute },
   });
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
       executorsFile: config.executorsFile,
       docs: `/docs`,
       corsOrigins: config.corsOrigins,
+      auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
+      downstreamTokens: config.downstreamToken === null ? 'off' : { audience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
       rateLimitsPerMinute: { triggers: config.rateLimitTriggersPerMinute || 'off', approvals: config.rateLimitApprovalsPerMinute || 'off' },
     },
     'switchyard api ready',

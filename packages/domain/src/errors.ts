@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'resource_not_found'
   | 'duplicate_entry'
   | 'conflict'
+  | 'authentication_required'
+  | 'permission_denied'
   | 'internal_error'
   | 'database_error';
 
@@ -98,6 +100,27 @@ export class DuplicateEntryError extends SwitchyardError {
 export class ConflictError extends SwitchyardError {
   constructor(message: string, details?: ErrorDetails) {
     super('conflict', 409, message, { details });
+  }
+}
+
+/**
+ * 401 `authentication_required`: no credentials, or credentials that do not verify (a bad
+ * signature, an expired token, an unknown API key). The message says which, never echoing the
+ * credential.
+ */
+export class AuthenticationError extends SwitchyardError {
+  constructor(message: string) {
+    super('authentication_required', 401, message);
+  }
+}
+
+/**
+ * 403 `permission_denied`: the caller is known but lacks the scope the route requires;
+ * `details: { requiredScope, grantedScopes }`.
+ */
+export class PermissionDeniedError extends SwitchyardError {
+  constructor(requiredScope: string, grantedScopes: readonly string[]) {
+    super('permission_denied', 403, `This request requires the scope '${requiredScope}'`, { details: { requiredScope, grantedScopes: [...grantedScopes] } });
   }
 }
 

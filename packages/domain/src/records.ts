@@ -76,7 +76,7 @@ export interface RequirementRecord {
   decidedBy: 'human' | 'timeout' | 'run_ended' | null;
   /**
    * The person who decided (`decidedBy: 'human'`), as the identity headers of /approve named them:
-   * `x-switchyard-username`, else `x-switchyard-user-id`, else `api`. Absent on older records.
+   * the authenticated caller's username, else user id, else `api`. Absent on older records.
    */
   decidedByUser?: string | null;
   /** Human requests (phase `ask`) only: the question and its optional context, as the agent asked them. */
@@ -124,7 +124,7 @@ export interface RunRecord {
   pausedAt?: Date | null;
   /** Why the run was cancelled (the cancel body's `reason`, or the timeout), when a cancel was requested. */
   cancelReason?: string | null;
-  /** Who requested the cancel: the caller's `x-switchyard-username`/`-user-id`, `api` without one, `timeout`. */
+  /** Who requested the cancel: the authenticated caller's username or user id, `api` without one, `timeout`. */
   cancelledBy?: string | null;
   /**
    * A node rerun's target (`node_rerun` runs): the run ends right after this node executed at
@@ -174,6 +174,14 @@ export interface SnapshotBytes {
   originalOutput: number;
 }
 
+/** One agent of a step's `a2aPool` that failed an attempt (`NodeRunRecord.poolAttempts`). */
+export interface PoolAttempt {
+  /** The pool member's registry key. */
+  executorKey: string;
+  /** Why it failed (the executor's message, bounded like node-run errors). */
+  error: string;
+}
+
 /** `node_runs` document: one node at one iteration path of one run. */
 export interface NodeRunRecord {
   id: string;
@@ -201,6 +209,18 @@ export interface NodeRunRecord {
    * older versions, and on records read without snapshots' sizes.
    */
   snapshotBytes?: SnapshotBytes;
+  /**
+   * Step node runs: the registry key that served the latest finished attempt (MongoDB
+   * `executor_key`): the step's `executorKey`, or the `a2aPool` member that succeeded; null while
+   * an attempt runs, when every pool member failed, and for other node types. Absent on node runs
+   * stored by older versions.
+   */
+  executorKey?: string | null;
+  /**
+   * `a2aPool` steps: the members that failed the latest finished attempt before one served it (or
+   * all of them, when none did), in the order tried (MongoDB `pool_attempts`); null otherwise.
+   */
+  poolAttempts?: PoolAttempt[] | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -16,7 +16,7 @@
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { IDENTITY_HEADERS } from '../services/identity.ts';
+import { IDENTITY_HEADERS } from '../auth/identity.ts';
 
 /** Methods of the API's routes. */
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'] as const;

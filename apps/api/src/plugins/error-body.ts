@@ -11,6 +11,8 @@ import type { ErrorBody } from '@switchyard/domain';
  * `internal_error`.
  */
 export const HTTP_ERROR_CODES: Readonly<Record<number, string>> = {
+  401: 'authentication_required',
+  403: 'permission_denied',
   404: 'resource_not_found',
   408: 'request_timeout',
   413: 'request_too_large',

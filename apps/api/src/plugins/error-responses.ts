@@ -8,6 +8,8 @@
  *   with Retry-After, or `service_unavailable` while the service shuts down);
  * - routes that read a body (any method but GET and HEAD, see Fastify's `handleRequest`): 413
  *   and 415;
+ * - routes under `/api/` (each requires a scope, auth/scopes.ts): 401 and 403, declared whether or
+ *   not authentication is on;
  * - routes with path parameters: 404 (`detail.resource` says what is missing);
  * - routes of a rate-limit group (`config.rateLimitGroup`, rate-limits.ts): 429 `rate_limited`
  *   with Retry-After, declared whether or not the limits are on, so that the document does not
@@ -21,6 +23,7 @@
  */
 import type { RouteOptions } from 'fastify';
 import { ErrorBody } from '@switchyard/domain';
+import { requiredScopeOf } from '../auth/scopes.ts';
 
 /** `$id` of the shared error body schema (`#/components/schemas/ErrorBody` in the OpenAPI document). */
 export const ERROR_BODY_ID = 'ErrorBody';
@@ -31,6 +34,10 @@ export const ERROR_BODY_SCHEMA = { ...ErrorBody, $id: ERROR_BODY_ID };
 /** What each error status means, as the OpenAPI response description. */
 const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   400: 'Invalid request (`invalid_request`): a malformed id, query, header or body, or a request the rules refuse',
+  401:
+    'Not authenticated (`authentication_required`): no credential, or one that does not verify (expired, bad signature, unknown API key); ' +
+    'answered only when authentication is on (SWITCHYARD_AUTH)',
+  403: 'Permission denied (`permission_denied`): the caller lacks the scope this operation requires (`detail.details.requiredScope`)',
   404: 'Not found (`resource_not_found`): `detail.resource` says what does not exist',
   406: 'Not acceptable (`invalid_request`): the Accept header does not allow the response type',
   409: 'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which',
@@ -51,6 +58,8 @@ const EVERY_ROUTE = [400, 500, 503];
 const BODY_ROUTES = [413, 415];
 /** Statuses of routes with path parameters. */
 const PARAM_ROUTES = [404];
+/** Statuses of routes that require a scope (plugins/auth.ts). */
+const PROTECTED_ROUTES = [401, 403];
 /** Statuses of rate-limited routes. */
 const RATE_LIMITED_ROUTES = [429];
 
@@ -83,6 +92,7 @@ function readsBody(method: RouteOptions['method']): boolean {
 function commonStatuses(route: RouteOptions): number[] {
   return [
     ...EVERY_ROUTE,
+    ...(requiredScopeOf(route) !== null ? PROTECTED_ROUTES : []),
     ...(readsBody(route.method) ? BODY_ROUTES : []),
     ...(route.url.includes('/:') ? PARAM_ROUTES : []),
     ...(route.config?.rateLimitGroup !== undefined ? RATE_LIMITED_ROUTES : []),

@@ -12,9 +12,9 @@
  * `X-RateLimit-Limit`, `-Remaining` and `-Reset`. Other routes (every GET included) are never limited.
  * A limit of 0 turns its group off; with both off the plugin adds nothing.
  *
- * A client is its IP address (IPv6 by /64 network, as @fastify/rate-limit does), i.e. the socket's
- * peer, since the server does not trust `X-Forwarded-For`. `keyOf` replaces that, e.g. with the
- * authenticated identity once there is one.
+ * A client is what `keyOf` says; by default its IP address (IPv6 by /64 network, as
+ * @fastify/rate-limit does), i.e. the socket's peer, since the server does not trust
+ * `X-Forwarded-For`. The app counts an authenticated caller by user id instead (app.ts).
  *
  * The 429 is declared in OpenAPI for every route of a group, whether or not limits are on
  * (error-responses.ts), so the document does not depend on the configuration.

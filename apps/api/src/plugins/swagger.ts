@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { SECURITY_SCHEMES } from './auth.ts';
 
 /** Where Swagger UI is served. */
 export const DOCS_PREFIX = '/docs';
@@ -27,8 +28,11 @@ export default fp(
             'Workflow definitions, runs and node runs. Errors are `{ "detail": { "error": code, "message": text } }` (ErrorBody), ' +
             'with `resource` on a 404 (what does not exist) and `details` where there are structured facts. Every operation ' +
             'declares the statuses it answers; errors raised before a request is routed (408, 417, 431 from the HTTP parser, ' +
-            '404 for an unknown route) carry the same body.',
+            '404 for an unknown route) carry the same body. With authentication on (SWITCHYARD_AUTH), every /api/ operation ' +
+            'needs a credential (`Authorization: Bearer <JWT or API key>`, or `X-API-Key`) carrying the scope its `security` ' +
+            'requirement names: workflows-read, workflows-write or workflows-control.',
         },
+        components: { securitySchemes: SECURITY_SCHEMES },
         tags: [
           { name: 'workflows', description: 'Workflow definitions' },
           { name: 'runs', description: 'Runs and node runs' },

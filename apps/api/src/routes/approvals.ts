@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApproveBody, ApproveResponse, ErrorBody } from '@switchyard/domain';
 import { resolveRequirement } from '../services/approval-service.ts';
-import { requesterOf } from '../services/identity.ts';
+import { actorOf } from '../auth/identity.ts';
 import type { AppServices } from '../services/index.ts';
 import { RunParams } from './params.ts';
 
@@ -18,7 +18,7 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         description:
           'Records one decision on the pending requirement `stepId` with a compare-and-set: of concurrent decisions exactly one gets 200, ' +
           'every other 409 (as does a decision on a requirement decided earlier, by a person or a timeout). The response returns at once; ' +
-          'the run continues by itself — poll the run detail. The decider (`x-switchyard-username`, else `x-switchyard-user-id`, else `api`) is recorded ' +
+          'the run continues by itself — poll the run detail. The decider (the authenticated caller\'s username, else user id, else `api`; never a body field) is recorded ' +
           "(a human request's `answeredBy`). A human request (`stepId` = its `requestId`) is answered the same way: confirm or user_input " +
           '`{"userInput": {"response": "..."}}` for free text, route_select with one of its choices, reject (with optional `feedback`). ' +
           '400 when the resolution does not fit the requirement or its payload is missing or invalid; 404 for an unknown workflow, run or stepId.',
@@ -26,10 +26,10 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: ApproveBody,
         response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'approvals' },
+      config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
     },
     async (request) => {
-      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, requesterOf(request.headers));
+      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, actorOf(request.identity));
       return {
         runId: run.id,
         status: run.status,

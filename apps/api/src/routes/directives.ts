@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CancelRunBody, DirectiveResponse, ErrorBody, NotFoundError, type RunDirective } from '@switchyard/domain';
 import { requestDirective, type DirectiveResult } from '@switchyard/runner';
 import type { AppServices } from '../services/index.ts';
-import { requesterOf } from '../services/identity.ts';
+import { actorOf } from '../auth/identity.ts';
 import { requireRun } from '../services/workflow-service.ts';
 import { RunParams } from './params.ts';
 
@@ -37,7 +37,7 @@ const ROUTES: Record<RunDirective, { operationId: string; summary: string; descr
     description:
       'Any run that has not ended becomes `cancelled`: in-flight executor calls are aborted (MCP requests are cancelled through the protocol), retry ' +
       'backoff waits end, node runs in flight end `cancelled`, undecided gates are closed (`decidedBy: run_ended`). The optional `reason` and who ' +
-      'cancelled (`x-switchyard-username`, else `x-switchyard-user-id`, else `api`) are stored on the run. Cancelling a cancelled run is a no-op (200); ' +
+      'cancelled (the authenticated caller\'s username, else user id, else `api`) are stored on the run. Cancelling a cancelled run is a no-op (200); ' +
       'a completed or failed run is 409.',
   },
 };
@@ -59,7 +59,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
           ...(directive === 'cancel' ? { body: CancelRunBody } : {}),
           response: { 200: DirectiveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
-        config: { rateLimitGroup: 'approvals' },
+        config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
         preValidation: async (request) => {
           request.body ??= {};
         },
@@ -68,7 +68,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
         const { workflow_id: workflowId, run_id: runId } = request.params;
         await requireRun(services, workflowId, runId);
         const reason = directive === 'cancel' ? ((request.body as CancelRunBody).reason ?? null) : null;
-        const result = await requestDirective(deps, runId, { directive, requestedBy: requesterOf(request.headers), reason });
+        const result = await requestDirective(deps, runId, { directive, requestedBy: actorOf(request.identity), reason });
         if (!result) throw new NotFoundError('run');
         return responseOf(result, await services.repos.nodeRuns.countCompletedSteps(runId));
       },

@@ -38,6 +38,7 @@ const humanRequestRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
         body: HumanRequestBody,
         response: { 201: HumanRequest, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
+      config: { scope: 'workflows-control' },
     },
     async (request, reply) => {
       const created = await createHumanRequest(services, request.params.workflow_id, request.params.run_id, request.body);

@@ -37,7 +37,7 @@ import { requireRun as requireRunOf, requireWorkflow } from '../services/workflo
 import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
 import { dryRunTrigger } from '../services/validation-service.ts';
 import { replayRun, rerunNode, retryRun, triggerRun, type RetryRequest } from '../services/run-service.ts';
-import { identityOf } from '../services/identity.ts';
+import { triggeringIdentity } from '../auth/identity.ts';
 import { NodeParams, NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
@@ -74,7 +74,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: TriggerRunBody,
         response: { 200: DryRunResponse, 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
       // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
       preValidation: async (request) => {
         request.body ??= {};
@@ -84,7 +84,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       const workflowId = request.params.workflow_id;
       if (request.body.dryRun === true) return reply.status(200).send(await dryRunTrigger(services, workflowId, request.body));
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const identity = identityOf(request.headers);
+      const identity = triggeringIdentity(request.identity);
       const { run } = key
         ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId))
         : { run: await triggerRun(services, workflowId, request.body, identity) };
@@ -174,14 +174,14 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RetryRunBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
       preValidation: async (request) => {
         request.body ??= {};
       },
     },
     async (request, reply) => {
       const { workflow_id: workflowId, run_id: runId } = request.params;
-      const child = await retryRun(services, workflowId, runId, request.body as RetryRequest, identityOf(request.headers));
+      const child = await retryRun(services, workflowId, runId, request.body as RetryRequest, triggeringIdentity(request.identity));
       return reply.status(202).send(childRunResponse(child, 'Retry'));
     },
   );
@@ -198,10 +198,10 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         params: RunParams,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
     },
     async (request, reply) => {
-      const child = await replayRun(services, request.params.workflow_id, request.params.run_id, identityOf(request.headers));
+      const child = await replayRun(services, request.params.workflow_id, request.params.run_id, triggeringIdentity(request.identity));
       return reply.status(202).send(childRunResponse(child, 'Replay'));
     },
   );
@@ -224,14 +224,14 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RerunNodeBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
       preValidation: async (request) => {
         request.body ??= {};
       },
     },
     async (request, reply) => {
       const { workflow_id: workflowId, run_id: runId, node_id: nodeId } = request.params;
-      const child = await rerunNode(services, workflowId, runId, nodeId, request.body as RerunNodeBody, identityOf(request.headers));
+      const child = await rerunNode(services, workflowId, runId, nodeId, request.body as RerunNodeBody, triggeringIdentity(request.identity));
       return reply.status(202).send({ ...childRunResponse(child, `Node '${nodeId}' rerun`) });
     },
   );

@@ -9,6 +9,7 @@ import type { DefinitionChecks } from '@switchyard/domain';
 import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
+  HmacTokenMinter,
   RetentionSweeper,
   RunEngine,
   TimeoutSweeper,
@@ -20,6 +21,7 @@ import {
   type Logger,
 } from '@switchyard/runner';
 import type { ServiceConfig } from '../config.ts';
+import { Authenticator } from '../auth/authenticator.ts';
 
 /** What routes use. */
 export interface AppServices {
@@ -39,6 +41,8 @@ export interface AppServices {
 
 /** Everything the process owns, with one `close()` that releases it in order. */
 export interface OpenServices extends AppServices {
+  /** Who may call the API (`config.auth`): hand it to `buildApp`. */
+  authenticator: Authenticator;
   store: DocumentStore;
   executors: ExecutorRegistry;
   engine: RunEngine;
@@ -46,7 +50,8 @@ export interface OpenServices extends AppServices {
 }
 
 /**
- * Opens the store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
+ * Builds the authenticator (reading the API keys file) and the downstream token minter, opens the
+ * store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
  * and starts the background work: recovery of runs left without an owner, the HITL timeout
  * sweeper and, when a retention policy is configured, the retention sweeper (unless
  * `background: false`). Throws when the registry file is invalid or the store
@@ -54,6 +59,9 @@ export interface OpenServices extends AppServices {
  */
 export async function openServices(config: ServiceConfig, logger: Logger, options: { background?: boolean } = {}): Promise<OpenServices> {
   await mkdir(join(config.dataDir, 'files'), { recursive: true });
+  // Before the store: a bad keys file or JWT setting stops the start before anything is opened.
+  const authenticator = await Authenticator.create(config.auth);
+  const downstreamTokens = config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken);
   const store = await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger });
   try {
     const repos = await openRepositories(store);
@@ -68,6 +76,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       recoveryIntervalMs: config.recoveryIntervalMs,
       parallelLimit: config.parallelLimit,
       maxOutputBytes: config.maxOutputBytes,
+      downstreamTokens,
     });
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, intervalMs: config.sweepIntervalMs });
     const retention = new RetentionSweeper({
@@ -84,6 +93,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       retention.start();
     }
     return {
+      authenticator,
       store,
       repos,
       executors,

@@ -62,7 +62,7 @@ export const HumanRequest = Type.Object({
   }),
   decision: nullable(Type.Enum(['approved', 'blocked'], { description: 'approved: answered; blocked: rejected, expired or cancelled; null while pending' })),
   response: nullable(Type.String({ description: "The answer: the free text (userInput.response), the picked choice, or a rejection's feedback" })),
-  answeredBy: nullable(Type.String({ description: 'Who answered: x-switchyard-username, else x-switchyard-user-id, else `api` (of the /approve call); null unless a person answered' })),
+  answeredBy: nullable(Type.String({ description: 'Who answered: the authenticated caller of the /approve call (username, else user id, else `api`); null unless a person answered' })),
   requestedAt: Timestamp,
   timeoutAt: nullable(Timestamp),
   decidedAt: nullable(Timestamp),

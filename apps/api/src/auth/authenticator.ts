@@ -1,0 +1,130 @@
+/**
+ * Turns a request's headers into a {@link CallerIdentity} (issue 9 item 7), by the configured modes:
+ *
+ * - A credential travels as `Authorization: Bearer <token or key>` or `X-API-Key: <key>`. With
+ *   `jwt` on, a bearer that looks like a JWT (three base64url segments) is verified as one; with
+ *   `api-key` on, anything else (and every `X-API-Key`) is looked up among the hashed keys.
+ * - With `trustProxyIdentity`, a request without a credential but with `x-switchyard-user-id` (or
+ *   `-username`) is
+ *   who those headers say (an authenticating proxy in front vouches for them).
+ * - Otherwise: with a mode on, 401 `authentication_required`; with none (`SWITCHYARD_AUTH=none`),
+ *   the anonymous identity, for which no scope is checked.
+ *
+ * Scopes are checked by {@link authorize}: 403 `permission_denied` names the scope missing.
+ */
+import { AuthenticationError, PermissionDeniedError } from '@switchyard/domain';
+import { ApiKeyVerifier } from './api-keys.ts';
+import { ANONYMOUS, headerValue, proxyIdentityOf, type CallerIdentity } from './identity.ts';
+import { JwtVerifier, type JwtOptions } from './jwt.ts';
+import type { Scope } from './scopes.ts';
+
+/** Credential kinds `SWITCHYARD_AUTH` may turn on (`none` is the empty list). */
+export const AUTH_MODES = ['jwt', 'api-key'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** How requests are authenticated (README "Authentication"). */
+export interface AuthConfig {
+  /** Empty: `none`. */
+  modes: AuthMode[];
+  /** With `jwt`: the secret or JWKS URL, optional issuer and audience. */
+  jwt?: JwtOptions;
+  /** With `api-key`: the keys file (absolute path). */
+  apiKeysFile?: string;
+  /** Honour the `x-switchyard-*` identity headers of an authenticating proxy. */
+  trustProxyIdentity: boolean;
+}
+
+/** No authentication, no proxy headers: every caller is anonymous (the default on loopback). */
+export const NO_AUTH: AuthConfig = Object.freeze({ modes: [], trustProxyIdentity: false }) as AuthConfig;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Three base64url segments separated by dots: a compact JWS. */
+const COMPACT_JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Authenticates requests (see the module comment). */
+export class Authenticator {
+  readonly config: AuthConfig;
+  readonly #jwt: JwtVerifier | null;
+  readonly #keys: ApiKeyVerifier | null;
+
+  private constructor(config: AuthConfig, jwt: JwtVerifier | null, keys: ApiKeyVerifier | null) {
+    this.config = config;
+    this.#jwt = jwt;
+    this.#keys = keys;
+  }
+
+  /** Builds the verifiers of `config` (reads the API keys file). Throws an Error naming the variable when something is missing or invalid. */
+  static async create(config: AuthConfig): Promise<Authenticator> {
+    const jwt = config.modes.includes('jwt') ? new JwtVerifier(config.jwt ?? {}) : null;
+    let keys: ApiKeyVerifier | null = null;
+    if (config.modes.includes('api-key')) {
+      if (config.apiKeysFile === undefined) throw new Error('SWITCHYARD_AUTH=api-key needs SWITCHYARD_API_KEYS_FILE');
+      keys = await ApiKeyVerifier.fromFile(config.apiKeysFile);
+    }
+    return new Authenticator(config, jwt, keys);
+  }
+
+  /** An authenticator with API keys given in memory (tests, benches). */
+  static withKeys(keys: ApiKeyVerifier, trustProxyIdentity = false): Authenticator {
+    return new Authenticator({ modes: ['api-key'], trustProxyIdentity }, null, keys);
+  }
+
+  /** True when a credential is required (a mode is on). */
+  get required(): boolean {
+    return this.config.modes.length > 0;
+  }
+
+  /**
+   * The caller of a request with `headers`. Throws {@link AuthenticationError} (401) without a
+   * required credential or with one that does not verify; a JWKS that cannot be fetched throws a
+   * 503 error (see jwt.ts).
+   */
+  async authenticate(headers: Headers): Promise<CallerIdentity> {
+    // Without a mode, credentials are not looked at (a client may send one to any service).
+    const credential = this.required ? credentialOf(headers) : null;
+    if (credential !== null) return this.#verify(credential);
+    if (this.config.trustProxyIdentity) {
+      const proxied = proxyIdentityOf(headers);
+      if (proxied !== null) return proxied;
+    }
+    if (this.required) {
+      throw new AuthenticationError(`Authentication required: send Authorization: Bearer <${this.config.modes.map((m) => (m === 'jwt' ? 'JWT' : 'API key')).join(' or ')}>`);
+    }
+    return ANONYMOUS;
+  }
+
+  async #verify(credential: Credential): Promise<CallerIdentity> {
+    if (credential.from === 'authorization' && this.#jwt !== null && COMPACT_JWT.test(credential.value)) return this.#jwt.verify(credential.value);
+    if (this.#keys === null) {
+      throw new AuthenticationError(credential.from === 'x-api-key' ? 'API keys are not accepted here (SWITCHYARD_AUTH has no api-key)' : 'The bearer token is not a JWT');
+    }
+    const identity = this.#keys.verify(credential.value);
+    if (identity === null) throw new AuthenticationError('Unknown API key');
+    return identity;
+  }
+}
+
+/** A presented credential and where it came from. */
+interface Credential {
+  value: string;
+  from: 'authorization' | 'x-api-key';
+}
+
+/** The credential of a request; null when none. Throws 401 for an `Authorization` header that is not `Bearer <credential>`. */
+function credentialOf(headers: Headers): Credential | null {
+  const authorization = headerValue(headers, 'authorization');
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (match === null) throw new AuthenticationError('The Authorization header must be \'Bearer <token or key>\'');
+    return { value: match[1]!, from: 'authorization' };
+  }
+  const key = headerValue(headers, 'x-api-key');
+  return key === null ? null : { value: key, from: 'x-api-key' };
+}
+
+/** Throws {@link PermissionDeniedError} (403) unless `identity` may use a route that requires `scope`. */
+export function authorize(identity: CallerIdentity, scope: Scope): void {
+  if (identity.unrestricted || identity.scopes.includes(scope)) return;
+  throw new PermissionDeniedError(scope, identity.scopes);
+}

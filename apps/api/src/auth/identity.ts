@@ -1,0 +1,69 @@
+/**
+ * Who makes a request (issue 9 item 7). The auth plugin (plugins/auth.ts) sets one
+ * {@link CallerIdentity} on every request: from a verified JWT, an API key, an authenticating
+ * proxy's headers (only with `SWITCHYARD_TRUST_PROXY_IDENTITY=true`), or nobody (`SWITCHYARD_AUTH=none`).
+ * A run stores its trigger's {@link TriggeringIdentity} (never the credential: spec "Internal
+ * WorkflowRun Fields"), and hands it to executors, which mint downstream tokens from it.
+ */
+
+/** The identity a run keeps of its trigger (`triggering_user_id`, `triggering_username`, `triggering_scopes`). */
+export interface TriggeringIdentity {
+  userId: string | null;
+  username: string | null;
+  scopes: string[];
+}
+
+/** How the caller was identified. */
+export type AuthMethod = 'jwt' | 'api-key' | 'proxy' | 'none';
+
+/** The caller of one request. */
+export interface CallerIdentity extends TriggeringIdentity {
+  method: AuthMethod;
+  /**
+   * True when no scope is checked: `SWITCHYARD_AUTH=none`, or a trusted proxy that sent no
+   * `x-switchyard-scopes` (the proxy decides who gets through).
+   */
+  unrestricted: boolean;
+}
+
+/** Nobody: `SWITCHYARD_AUTH=none` without proxy headers. */
+export const ANONYMOUS: CallerIdentity = Object.freeze({ userId: null, username: null, scopes: [], method: 'none', unrestricted: true }) as CallerIdentity;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** The headers an authenticating proxy sets (read only in trusted-proxy mode; a browser on another origin may send them: plugins/cors.ts). */
+export const IDENTITY_HEADERS = ['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes'] as const;
+
+/** The first value of header `name`, trimmed; null when absent or blank. */
+export function headerValue(headers: Headers, name: string): string | null {
+  const value = headers[name];
+  return (Array.isArray(value) ? value[0] : value)?.trim() || null;
+}
+
+/**
+ * The identity a trusted proxy asserts: `x-switchyard-user-id` and/or `x-switchyard-username`
+ * (null when neither is sent), `x-switchyard-scopes` (comma- or space-separated; absent: unrestricted).
+ */
+export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
+  const userId = headerValue(headers, 'x-switchyard-user-id');
+  const username = headerValue(headers, 'x-switchyard-username');
+  if (userId === null && username === null) return null;
+  const scopes = headerValue(headers, 'x-switchyard-scopes');
+  return {
+    userId,
+    username,
+    scopes: scopes === null ? [] : scopes.split(/[\s,]+/).filter(Boolean),
+    method: 'proxy',
+    unrestricted: scopes === null,
+  };
+}
+
+/** What a run stores of its caller: user id, name and scopes, nothing of how they were verified. */
+export function triggeringIdentity(identity: TriggeringIdentity): TriggeringIdentity {
+  return { userId: identity.userId, username: identity.username, scopes: [...identity.scopes] };
+}
+
+/** How the caller is named on what it records (a decision's `decidedByUser`, a cancel's `cancelledBy`): username, else user id, else `api`. */
+export function actorOf(identity: TriggeringIdentity): string {
+  return identity.username ?? identity.userId ?? 'api';
+}

@@ -1,0 +1,109 @@
+/**
+ * Bearer JWT verification with `jose` (issue 9 item 7): HS256 with a shared secret
+ * (`SWITCHYARD_JWT_SECRET`), or the asymmetric keys of a JWKS URL (`SWITCHYARD_JWKS_URL`, fetched
+ * and cached by jose's remote key set, refetched for an unknown `kid`). `iss` and `aud` are
+ * checked when configured; `exp`/`nbf` always (60 s clock tolerance).
+ *
+ * Claims: `sub` (required) is the user id, `preferred_username` (else `name`) the username, scopes
+ * come from `scope` (space-separated) or `scopes` (an array of strings).
+ */
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { AuthenticationError } from '@switchyard/domain';
+import type { CallerIdentity } from './identity.ts';
+
+/** Configuration of {@link JwtVerifier}: exactly one of `secret` and `jwksUrl`. */
+export interface JwtOptions {
+  /** HS256 shared secret (UTF-8; at least 32 bytes). */
+  secret?: string;
+  /** URL of a JSON Web Key Set (RS*, PS*, ES*, EdDSA keys). */
+  jwksUrl?: string;
+  /** Required `iss`, when set. */
+  issuer?: string;
+  /** Required `aud` (one of the token's), when set. */
+  audience?: string;
+}
+
+/** Accepted difference between our clock and the issuer's, seconds. */
+const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** Algorithms accepted from a JWKS (never `none`, never HMAC: a public key must not verify HS256). */
+const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** A key set that cannot be fetched: the service cannot verify anyone for now (503, not 401). */
+export class KeySetUnavailableError extends Error {
+  override readonly name = 'KeySetUnavailableError';
+  readonly statusCode = 503;
+  constructor(cause: unknown) {
+    super('The identity provider\'s key set (SWITCHYARD_JWKS_URL) cannot be fetched; retry later', { cause });
+  }
+}
+
+/** Verifies bearer JWTs into identities (see the module comment). */
+export class JwtVerifier {
+  readonly #key: Uint8Array | JWTVerifyGetKey;
+  readonly #algorithms: string[];
+  readonly #options: JwtOptions;
+
+  /** Throws an Error naming the variable when the configuration is unusable. */
+  constructor(options: JwtOptions) {
+    this.#options = options;
+    if (options.secret !== undefined) {
+      this.#key = new TextEncoder().encode(options.secret);
+      if (this.#key.byteLength < 32) throw new Error('SWITCHYARD_JWT_SECRET must be at least 32 bytes (HS256, RFC 7518 §3.2)');
+      this.#algorithms = ['HS256'];
+    } else if (options.jwksUrl !== undefined) {
+      this.#key = createRemoteJWKSet(new URL(options.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+      this.#algorithms = JWKS_ALGORITHMS;
+    } else {
+      throw new Error('SWITCHYARD_AUTH=jwt needs SWITCHYARD_JWT_SECRET or SWITCHYARD_JWKS_URL');
+    }
+  }
+
+  /**
+   * The identity `token` carries. Throws {@link AuthenticationError} (401) when it does not verify
+   * (message says why: expired, bad signature, wrong issuer/audience, no `sub`), and
+   * {@link KeySetUnavailableError} (503) when the JWKS cannot be fetched.
+   */
+  async verify(token: string): Promise<CallerIdentity> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.#key as Uint8Array, {
+        algorithms: this.#algorithms,
+        issuer: this.#options.issuer,
+        audience: this.#options.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      }));
+    } catch (error) {
+      throw verificationError(error);
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthenticationError('The token has no \'sub\' claim (the user id)');
+    const username = stringClaim(payload.preferred_username) ?? stringClaim(payload.name);
+    return { userId: payload.sub, username, scopes: scopesOf(payload), method: 'jwt', unrestricted: false };
+  }
+}
+
+/** What a failed verification means for the caller. */
+function verificationError(error: unknown): Error {
+  if (error instanceof errors.JWTExpired) return new AuthenticationError('The token has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) return new AuthenticationError(`The token's '${error.claim}' claim is not accepted: ${error.reason}`);
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new AuthenticationError('The token\'s signature does not verify');
+  if (error instanceof errors.JOSEAlgNotAllowed) return new AuthenticationError('The token\'s signing algorithm is not accepted');
+  if (error instanceof errors.JWKSNoMatchingKey) return new AuthenticationError('No key of the identity provider matches the token');
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || isFetchFailure(error)) return new KeySetUnavailableError(error);
+  return new AuthenticationError('The token is malformed');
+}
+
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC');
+}
+
+function stringClaim(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** Scopes from `scope` (space-separated) or `scopes` (array of strings); [] when neither. */
+function scopesOf(payload: JWTPayload): string[] {
+  if (typeof payload.scope === 'string') return payload.scope.split(/\s+/).filter(Boolean);
+  if (Array.isArray(payload.scopes)) return payload.scopes.filter((scope): scope is string => typeof scope === 'string');
+  return [];
+}
