@@ -10,6 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+
+type KeyLike = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyVerifier, Authenticator, SCOPES, newApiKey, renderOpenApi, type AuthConfig } from '@switchyard/api';
 import { bridgeInProcess } from './support/bridge.ts';
@@ -174,8 +176,8 @@ describe('JWT (HS256)', () => {
 describe('JWT from a JWKS URL', () => {
   let svc: TestService;
   let jwks: Server;
-  let sign: (claims: Record<string, unknown>, key?: CryptoKey) => Promise<string>;
-  let otherKey: CryptoKey;
+  let sign: (claims: Record<string, unknown>, key?: KeyLike) => Promise<string>;
+  let otherKey: KeyLike;
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     otherKey = (await generateKeyPair('RS256')).privateKey;

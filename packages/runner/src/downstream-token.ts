@@ -10,6 +10,7 @@
  * `Authorization: Bearer <token>` unless their registry entry sets an `Authorization` header itself.
  * A run triggered without an identity gets no token.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Clock } from './clock.ts';
@@ -88,3 +89,10 @@ export function downstreamAuthorization(token: string | undefined, configured: R
   if (Object.keys(configured).some((name) => name.toLowerCase() === 'authorization')) return {};
   return { authorization: `Bearer ${token}` };
 }
+
+/**
+ * The downstream token of the executor call in progress, for transports that are shared between
+ * calls and cannot take per-call headers (MCP over Streamable HTTP: its `fetch` reads this, see
+ * `mcp-transport.ts`). An executor runs its request inside `callScope.run(call.downstreamToken, ...)`.
+ */
+export const callScope = new AsyncLocalStorage<string | undefined>();

@@ -86,6 +86,32 @@ describe('mcp executor over Streamable HTTP', () => {
     expect(requestHeaders.every((headers) => headers.authorization === 'Bearer s3cret')).toBe(true);
   });
 
+  it('sends each call\'s downstream token as the bearer when the server has no Authorization header configured', async () => {
+    const open = createExecutorRegistry(
+      { mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } }, executors: { lookup: { kind: 'mcp', server: 'remote', tool: 'lookup' } } },
+      { baseDir: '.', env: {} },
+    );
+    try {
+      const before = requestHeaders.length;
+      await open.get('lookup').invoke({ ...call({ id: 'a' }), downstreamToken: 'token-one' });
+      const first = requestHeaders.slice(before);
+      // The call's own request carries its token (the connection's initialize went with it too).
+      expect(first.at(-1)!.authorization).toBe('Bearer token-one');
+      const middle = requestHeaders.length;
+      await open.get('lookup').invoke({ ...call({ id: 'b' }), downstreamToken: 'token-two' });
+      expect(requestHeaders.slice(middle).map((h) => h.authorization)).toEqual(['Bearer token-two']);
+      const last = requestHeaders.length;
+      await open.get('lookup').invoke(call({ id: 'c' }));
+      expect(requestHeaders.slice(last).map((h) => h.authorization)).toEqual([undefined]);
+    } finally {
+      await open.close();
+    }
+    // A configured Authorization wins over the downstream token.
+    const before = requestHeaders.length;
+    await registry.get('lookup').invoke({ ...call({ id: 'd' }), downstreamToken: 'ignored' });
+    expect(requestHeaders.slice(before).every((h) => h.authorization === 'Bearer s3cret')).toBe(true);
+  });
+
   it('validates arguments against the remote inputSchema', async () => {
     const error: unknown = await registry.get('lookup').invoke(call({ id: 7 })).catch((reason: unknown) => reason);
     expect(error).toMatchObject({ message: 'invalid arguments for MCP tool "lookup" of server "remote": /id: must be string', retryable: false });

@@ -1,13 +1,16 @@
 /**
  * Builds the SDK client transport for one configured MCP server: a spawned child process over
  * stdio, or Streamable HTTP. A child's stderr goes to the logger (debug), never to our stdout, and
- * its last lines are kept for error messages; both with the server's secrets redacted.
+ * its last lines are kept for error messages; both with the server's secrets redacted. Over HTTP,
+ * every request carries the downstream token of the call that sends it (`callScope`) as
+ * `Authorization: Bearer`, unless the server's configured headers set `Authorization`.
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { callScope, downstreamAuthorization } from '../downstream-token.ts';
 import type { ExecutorLogger } from './logger.ts';
 import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
@@ -44,7 +47,15 @@ export function describeTarget(target: McpServerTarget): string {
  */
 export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger, redactor: Redactor): ServerTransport {
   if (target.transport === 'http') {
-    const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers } });
+    // The connection is shared by every call; each request carries the token of the call that sends it.
+    const fetchWithToken = (url: string | URL, init?: RequestInit): Promise<Response> => {
+      const extra = downstreamAuthorization(callScope.getStore(), target.headers);
+      if (Object.keys(extra).length === 0) return fetch(url, init);
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+      return fetch(url, { ...init, headers });
+    };
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers }, fetch: fetchWithToken });
     return { transport, pid: () => null, stderrTail: () => '' };
   }
   const transport = new StdioClientTransport({
