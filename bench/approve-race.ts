@@ -14,6 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CANVAS, echoStep, startService, uniqueName, type ApiResponse } from '../test/support/service.ts';
+import { boundedInteger, percentile } from './support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,27 +25,15 @@ const { values } = parseArgs({
   },
 });
 
-function bounded(name: string, raw: string | undefined, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${String(raw)}`);
-  return value;
-}
-
-const RUNS = bounded('runs', values.runs, 1, 500);
-const DECISIONS = bounded('decisions', values.decisions, 2, 200);
-const ROUNDS = bounded('rounds', values.rounds, 1, 20);
-const BUDGET_MS = bounded('budget-seconds', values['budget-seconds'], 1, 600) * 1_000;
+const RUNS = boundedInteger('runs', values.runs, 1, 500);
+const DECISIONS = boundedInteger('decisions', values.decisions, 2, 200);
+const ROUNDS = boundedInteger('rounds', values.rounds, 1, 20);
+const BUDGET_MS = boundedInteger('budget-seconds', values['budget-seconds'], 1, 600) * 1_000;
 if (RUNS * DECISIONS > 20_000) throw new Error('--runs x --decisions must be at most 20000');
 
 interface Sample {
   status: number;
   ms: number;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
 }
 
 function describe(label: string, samples: readonly Sample[]): string {

@@ -73,6 +73,13 @@ export class CollectionIndexes {
     if (prepared.equality) this.#equality.set(prepared.equality.path, prepared.equality);
   }
 
+  /** Removes an index {@link install}ed last (a failed write undone, see group-commit.ts). */
+  uninstall(prepared: PreparedIndex): void {
+    this.#definitions.delete(prepared.definition.name);
+    if (prepared.unique) this.#unique.splice(this.#unique.lastIndexOf(prepared.unique), 1);
+    if (prepared.equality) this.#equality.delete(prepared.equality.path);
+  }
+
   /** Throws a DuplicateKeyError when storing `doc` under `docKey` would violate a unique index. */
   assertUnique(docKey: string, doc: Document): void {
     for (const index of this.#unique) index.assertAvailable(docKey, doc);

@@ -18,7 +18,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreUnavailableError } from '../errors.ts';
 import { lockDataDir, type DataDirLock, type DataDirLockTimings } from './data-dir-lock.ts';
-import { Journal, type JournalFileSystem } from './journal.ts';
+import { encodeJournalLine, Journal, type JournalFileSystem } from './journal.ts';
 import type { JournalEntry } from './journal-entry.ts';
 import { readSnapshot, removeSnapshotLeftovers, writeSnapshot } from './snapshot.ts';
 import { processWarning, type WarningSink } from './warnings.ts';
@@ -83,13 +83,22 @@ export class DataDir {
   }
 
   /**
-   * Appends `entry` to the journal; durable against a process crash when this returns. Throws a
-   * StoreUnavailableError when the lock was lost or the write failed (see journal.ts; nothing
-   * was then written), and the encoding error of an unencodable entry.
+   * The journal line of `entry` (see journal.ts), for {@link appendLines}. Throws the
+   * StoreUnavailableError of a lost lock, so a fenced store refuses a write before applying it,
+   * and the encoding error of an unencodable entry.
    */
-  append(entry: JournalEntry): void {
+  encode(entry: JournalEntry): string {
     if (this.#fence) throw this.#fence;
-    this.#journal.append(entry);
+    return encodeJournalLine(entry);
+  }
+
+  /**
+   * Appends `count` lines from {@link encode}, joined in `lines`, in one write: all durable when
+   * this returns, none written when it throws (a StoreUnavailableError, as `Journal.appendLines`).
+   */
+  appendLines(lines: string, count: number): void {
+    if (this.#fence) throw this.#fence;
+    this.#journal.appendLines(lines, count);
   }
 
   /**

@@ -1,11 +1,11 @@
 /**
  * One collection of the embedded backend. Every operation runs synchronously inside the call
- * (the async methods only wrap it), so a single-document operation is atomic, and a
- * findOneAndUpdate is a compare-and-set. Documents are held as BSON-normalized objects in a Map
- * keyed by the canonical key of their `_id`; callers only ever get copies. A write normalizes the
- * document through BSON once, and those bytes are the journal's; a live document is never
- * mutated (an update works on a copy that replaces it), and reads copy it out without BSON
- * (`cloneStored`).
+ * (the async methods only wrap it, and settle once what it saw is durable: see group-commit.ts),
+ * so a single-document operation is atomic, and a findOneAndUpdate is a compare-and-set.
+ * Documents are held as BSON-normalized objects in a Map keyed by the canonical key of their
+ * `_id`; callers only ever get copies. A write normalizes the document through BSON once, and
+ * those bytes are the journal's; a live document is never mutated (an update works on a copy that
+ * replaces it), and reads copy it out without BSON (`cloneStored`).
  */
 import type {
   DeleteResult,
@@ -31,27 +31,38 @@ import { compileFilter, projectDocument, selectDocuments, type Selection } from 
 import { sortSpec } from './sort-spec.ts';
 import { applyUpdate, parseUpdate, upsertDocument, type ParsedUpdate } from './update.ts';
 
-/**
- * Makes a change durable, then applies it: records `entry` (e.g. in the journal) and calls
- * `apply`, which mutates memory and cannot fail. Throws, without calling `apply`, when recording fails.
- */
-export type Commit = (entry: JournalEntry, apply: () => void) => void;
+/** How a collection makes its changes durable: the store's journal, written by group commit (group-commit.ts). */
+export interface CommitLog {
+  /**
+   * Records `entry` (e.g. queues it for the journal) and applies it at once through `apply`,
+   * which mutates memory and cannot fail; `undo` reverts exactly that mutation (and cannot fail)
+   * should the recording fail later. Throws, without calling `apply`, when the entry cannot be
+   * recorded (store closed, data directory fenced, unencodable entry).
+   */
+  commit(entry: JournalEntry, apply: () => void, undo: () => void): void;
+  /**
+   * Runs the synchronous `operation` now; settles with its result or error once every entry
+   * recorded so far is durable, or rejects with the recording's error (a StoreUnavailableError)
+   * when that fails, its changes undone.
+   */
+  settle<T>(operation: () => T): Promise<T>;
+}
 
 /** A `DocumentCollection` held in memory (see the module comment); obtained from the embedded store. */
 export class EmbeddedCollection implements DocumentCollection {
   readonly collectionName: string;
-  readonly #commit: Commit;
+  readonly #log: CommitLog;
   readonly #documents: Map<string, Document>;
   readonly #indexes: CollectionIndexes;
 
   /**
-   * A collection named `name` writing through `commit`, holding `documents` (canonical `_id` key →
+   * A collection named `name` writing through `log`, holding `documents` (canonical `_id` key →
    * BSON-normalized document, taken over) and the `indexes` built over them. Throws a
    * DuplicateKeyError or IndexConflictError when they are inconsistent.
    */
-  constructor(name: string, commit: Commit, documents = new Map<string, Document>(), indexes: Iterable<IndexDefinition> = []) {
+  constructor(name: string, log: CommitLog, documents = new Map<string, Document>(), indexes: Iterable<IndexDefinition> = []) {
     this.collectionName = name;
-    this.#commit = commit;
+    this.#log = log;
     this.#documents = documents;
     this.#indexes = new CollectionIndexes(name);
     for (const definition of indexes) {
@@ -72,33 +83,70 @@ export class EmbeddedCollection implements DocumentCollection {
     for (const document of this.#documents.values()) yield { op: 'put', collection, document };
   }
 
-  async insertOne(doc: Document): Promise<void> {
-    requireId(doc);
-    const { document, bytes } = normalizeDocument(doc);
-    this.#insert(document, bytes);
+  insertOne(doc: Document): Promise<void> {
+    return this.#log.settle(() => {
+      requireId(doc);
+      const { document, bytes } = normalizeDocument(doc);
+      this.#insert(document, bytes);
+    });
   }
 
-  async findOne(filter: Filter<Document>, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Document | null> {
-    const [doc] = this.#select(filter, { ...options, limit: 1 });
-    return doc ? cloneStored(doc) : null;
+  findOne(filter: Filter<Document>, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Document | null> {
+    return this.#log.settle(() => {
+      const [doc] = this.#select(filter, { ...options, limit: 1 });
+      return doc ? cloneStored(doc) : null;
+    });
   }
 
-  async find(filter: Filter<Document>, options: FindOptions = {}): Promise<Document[]> {
-    return this.#select(filter, options).map(cloneStored);
+  find(filter: Filter<Document>, options: FindOptions = {}): Promise<Document[]> {
+    return this.#log.settle(() => this.#select(filter, options).map(cloneStored));
   }
 
-  async countDocuments(filter: Filter<Document>): Promise<number> {
-    const matches = compileFilter(filter);
-    let count = 0;
-    for (const doc of this.#candidates(filter)) if (matches(doc)) count += 1;
-    return count;
+  countDocuments(filter: Filter<Document>): Promise<number> {
+    return this.#log.settle(() => {
+      const matches = compileFilter(filter);
+      let count = 0;
+      for (const doc of this.#candidates(filter)) if (matches(doc)) count += 1;
+      return count;
+    });
   }
 
-  async findOneAndUpdate(
-    filter: Filter<Document>,
-    update: UpdateFilter<Document>,
-    options: FindOneAndUpdateOptions = {},
-  ): Promise<Document | null> {
+  findOneAndUpdate(filter: Filter<Document>, update: UpdateFilter<Document>, options: FindOneAndUpdateOptions = {}): Promise<Document | null> {
+    return this.#log.settle(() => this.#findOneAndUpdate(filter, update, options));
+  }
+
+  updateOne(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
+    return this.#log.settle(() => this.#updateMatches(filter, update, options, 1));
+  }
+
+  updateMany(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
+    return this.#log.settle(() => this.#updateMatches(filter, update, options, 0));
+  }
+
+  deleteOne(filter: Filter<Document>): Promise<DeleteResult> {
+    return this.#log.settle(() => ({ deletedCount: this.#deleteMatches(filter, 1) }));
+  }
+
+  deleteMany(filter: Filter<Document>): Promise<DeleteResult> {
+    return this.#log.settle(() => ({ deletedCount: this.#deleteMatches(filter, 0) }));
+  }
+
+  createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string> {
+    return this.#log.settle(() => {
+      const definition = indexDefinition(keys, options);
+      const prepared = this.#indexes.prepare(definition, this.#documents);
+      if (prepared) {
+        this.#log.commit(
+          { op: 'index', collection: this.collectionName, index: definition },
+          () => this.#indexes.install(prepared),
+          () => this.#indexes.uninstall(prepared),
+        );
+      }
+      return definition.name;
+    });
+  }
+
+  #findOneAndUpdate(filter: Filter<Document>, update: UpdateFilter<Document>, options: FindOneAndUpdateOptions): Document | null {
     const parsed = parseUpdate(update, options.arrayFilters);
     const returnBefore = options.returnDocument === 'before';
     const [target] = this.#select(filter, { sort: options.sort, limit: 1 });
@@ -112,31 +160,6 @@ export class EmbeddedCollection implements DocumentCollection {
     }
     if (!result) return null;
     return cloneStored(options.projection ? projectDocument(result, options.projection) : result);
-  }
-
-  async updateOne(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#updateMatches(filter, update, options, 1);
-  }
-
-  async updateMany(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#updateMatches(filter, update, options, 0);
-  }
-
-  async deleteOne(filter: Filter<Document>): Promise<DeleteResult> {
-    return { deletedCount: this.#deleteMatches(filter, 1) };
-  }
-
-  async deleteMany(filter: Filter<Document>): Promise<DeleteResult> {
-    return { deletedCount: this.#deleteMatches(filter, 0) };
-  }
-
-  async createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string> {
-    const definition = indexDefinition(keys, options);
-    const prepared = this.#indexes.prepare(definition, this.#documents);
-    if (prepared) {
-      this.#commit({ op: 'index', collection: this.collectionName, index: definition }, () => this.#indexes.install(prepared));
-    }
-    return definition.name;
   }
 
   /** Matching live documents (callers copy them out), narrowed by the `_id` map or an equality index. */
@@ -175,10 +198,18 @@ export class EmbeddedCollection implements DocumentCollection {
     const targets = this.#select(filter, { limit });
     for (const target of targets) {
       const docKey = canonicalKey(target._id);
-      this.#commit({ op: 'delete', collection: this.collectionName, id: target._id }, () => {
-        this.#documents.delete(docKey);
-        this.#indexes.remove(docKey, target);
-      });
+      this.#log.commit(
+        { op: 'delete', collection: this.collectionName, id: target._id },
+        () => {
+          this.#documents.delete(docKey);
+          this.#indexes.remove(docKey, target);
+        },
+        // Back in the Map, but last in its (natural, unsorted) order.
+        () => {
+          this.#documents.set(docKey, target);
+          this.#indexes.add(docKey, target);
+        },
+      );
     }
     return targets.length;
   }
@@ -196,10 +227,17 @@ export class EmbeddedCollection implements DocumentCollection {
     const updated = isNormalized(working) ? working : decodeDocument(bytes);
     const docKey = canonicalKey(target._id);
     this.#indexes.assertUnique(docKey, updated);
-    this.#commit({ op: 'put', collection: this.collectionName, document: updated, bytes }, () => {
-      this.#documents.set(docKey, updated);
-      this.#indexes.replace(docKey, target, updated);
-    });
+    this.#log.commit(
+      { op: 'put', collection: this.collectionName, document: updated, bytes },
+      () => {
+        this.#documents.set(docKey, updated);
+        this.#indexes.replace(docKey, target, updated);
+      },
+      () => {
+        this.#documents.set(docKey, target);
+        this.#indexes.replace(docKey, updated, target);
+      },
+    );
     return updated;
   }
 
@@ -218,9 +256,16 @@ export class EmbeddedCollection implements DocumentCollection {
       throw new DuplicateKeyError(this.collectionName, '_id_', { _id: 1 }, { _id: doc._id });
     }
     this.#indexes.assertUnique(docKey, doc);
-    this.#commit({ op: 'put', collection: this.collectionName, document: doc, bytes }, () => {
-      this.#documents.set(docKey, doc);
-      this.#indexes.add(docKey, doc);
-    });
+    this.#log.commit(
+      { op: 'put', collection: this.collectionName, document: doc, bytes },
+      () => {
+        this.#documents.set(docKey, doc);
+        this.#indexes.add(docKey, doc);
+      },
+      () => {
+        this.#documents.delete(docKey);
+        this.#indexes.remove(docKey, doc);
+      },
+    );
   }
 }

@@ -1,13 +1,15 @@
 /**
  * The embedded backend (DESIGN.md "Persistence"): collections in memory, queried and updated with
  * mingo, persisted under a data directory through a journal that every write reaches before it
- * is acknowledged, compacted into a snapshot now and then.
+ * is acknowledged (the writes of one event-loop turn together, see group-commit.ts), compacted
+ * into a snapshot now and then.
  */
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { canonicalKey } from './canonical-key.ts';
 import type { DataDirLockTimings } from './data-dir-lock.ts';
 import { DataDir } from './data-dir.ts';
-import { EmbeddedCollection } from './embedded-collection.ts';
+import { EmbeddedCollection, type CommitLog } from './embedded-collection.ts';
+import { GroupCommit } from './group-commit.ts';
 import type { IndexDefinition } from './index-definition.ts';
 import type { JournalEntry } from './journal-entry.ts';
 import type { JournalFileSystem } from './journal.ts';
@@ -93,6 +95,8 @@ class EmbeddedStore implements DocumentStore {
   readonly #collections = new Map<string, EmbeddedCollection>();
   readonly #compactionMinEntries: number;
   readonly #warn: WarningSink;
+  /** The journal's group commit; undefined in memory (changes are applied at once, nothing to wait for). */
+  readonly #group: GroupCommit | undefined;
   /** Journal size before which no compaction is attempted again (raised after a failure). */
   #compactionFloor: number;
   #closed = false;
@@ -102,8 +106,9 @@ class EmbeddedStore implements DocumentStore {
     this.#warn = warn;
     this.#compactionMinEntries = compactionMinEntries;
     this.#compactionFloor = compactionMinEntries;
+    this.#group = dataDir ? new GroupCommit((lines, count) => dataDir.appendLines(lines, count), () => this.#compactIfDue()) : undefined;
     for (const [name, { documents, indexes }] of loaded) {
-      this.#collections.set(name, new EmbeddedCollection(name, this.#commit, documents, indexes.values()));
+      this.#collections.set(name, new EmbeddedCollection(name, this.#log, documents, indexes.values()));
     }
   }
 
@@ -113,29 +118,41 @@ class EmbeddedStore implements DocumentStore {
     }
     let collection = this.#collections.get(name);
     if (!collection) {
-      collection = new EmbeddedCollection(name, this.#commit);
+      collection = new EmbeddedCollection(name, this.#log);
       this.#collections.set(name, collection);
     }
     return collection as unknown as DocumentCollection<T>;
   }
 
-  /** Closes the journal and releases the data directory. Later writes reject; reads still answer from memory. */
+  /**
+   * Writes the writes of the current turn, closes the journal and releases the data directory.
+   * Later writes reject; reads still answer from memory.
+   */
   async close(): Promise<void> {
+    this.#group?.flush();
     this.#closed = true;
     await this.#dataDir?.close();
   }
 
   /** Compacts now (e.g. after retention purged runs): see {@link DocumentStore.compact}. */
   async compact(): Promise<void> {
-    if (!this.#closed) this.#compact();
+    if (this.#closed) return;
+    this.#group?.flush();
+    this.#compact();
   }
 
-  /** Journals `entry`, then (only once it is journaled) applies it to memory through `apply`. */
-  readonly #commit = (entry: JournalEntry, apply: () => void): void => {
-    if (this.#closed) throw new Error('the embedded store is closed');
-    this.#dataDir?.append(entry);
-    apply();
-    this.#compactIfDue();
+  /**
+   * The collections' {@link CommitLog}. In memory, a change is applied at once. With a data
+   * directory, its journal line is queued and the change applied at once (group-commit.ts);
+   * operations settle after the turn's lines are written, and compaction follows that write.
+   */
+  readonly #log: CommitLog = {
+    commit: (entry, apply, undo) => {
+      if (this.#closed) throw new Error('the embedded store is closed');
+      if (!this.#group || !this.#dataDir) apply();
+      else this.#group.add(this.#dataDir.encode(entry), apply, undo);
+    },
+    settle: (operation) => (this.#group ? this.#group.settle(operation) : settleNow(operation)),
   };
 
   /** Compacts when the journal is long relative to the state; a failure (e.g. a full disk) is reported as a warning and retried later. */
@@ -164,4 +181,9 @@ class EmbeddedStore implements DocumentStore {
   *#stateEntries(): Generator<JournalEntry> {
     for (const collection of this.#collections.values()) yield* collection.stateEntries();
   }
+}
+
+/** `operation`'s result (or error) as a promise: the settling of a store without a journal. */
+async function settleNow<T>(operation: () => T): Promise<T> {
+  return operation();
 }

@@ -1,8 +1,8 @@
 /**
- * The append-only journal of an embedded store: one encoded entry per line. Each append is a
- * single synchronous write to a file opened with O_APPEND, so when `append` returns the entry is
- * in the operating system and survives a crash (kill -9) of the process; surviving power loss is
- * left to MongoDB deployments.
+ * The append-only journal of an embedded store: one encoded entry per line. Each append (the
+ * entries of one event-loop turn, see group-commit.ts) is a single synchronous write to a file
+ * opened with O_APPEND, so when `appendLines` returns the entries are in the operating system and
+ * survive a crash (kill -9) of the process; surviving power loss is left to MongoDB deployments.
  *
  * A failed append (disk full, I/O error) must not leave a partial line for the next append to
  * land on: the file is cut back to its last complete entry at once, and when even that fails it
@@ -110,14 +110,15 @@ export class Journal {
   }
 
   /**
-   * Appends `entry` durably (see the module comment). Throws a {@link StoreUnavailableError} when
-   * the write fails, or when the bytes of an earlier failed write still cannot be cut off (the
-   * file then holds only complete entries, or is fenced); an Error when closed; the encoding
-   * error for an unencodable entry (nothing written).
+   * Appends `lines`, `count` encoded entries each ending in a newline (see
+   * {@link encodeJournalLine}), durably (see the module comment), in one write: all of them or,
+   * when it fails, none (the partial bytes are cut off). Throws a {@link StoreUnavailableError}
+   * when the write fails, or when the bytes of an earlier failed write still cannot be cut off
+   * (the file then holds only complete entries, or is fenced); an Error when closed.
    */
-  append(entry: JournalEntry): void {
+  appendLines(lines: string, count: number): void {
     const fd = this.#openFd();
-    const bytes = Buffer.from(`${encodeEntry(entry)}\n`, 'utf8');
+    const bytes = Buffer.from(lines, 'utf8');
     if (this.#dirtyBy !== undefined) {
       const cutError = this.#cutBack(fd);
       if (cutError !== undefined) throw journalUnavailable(this.path, this.#dirtyBy, cutError);
@@ -129,7 +130,7 @@ export class Journal {
       throw journalUnavailable(this.path, error, this.#cutBack(fd));
     }
     this.#length += bytes.byteLength;
-    this.#entryCount += 1;
+    this.#entryCount += count;
   }
 
   /** Empties the journal (after a snapshot took over its entries). Throws when closed, and fs errors. */
@@ -162,6 +163,11 @@ export class Journal {
     if (this.#fd === undefined) throw new Error(`journal ${this.path} is closed`);
     return this.#fd;
   }
+}
+
+/** The journal line of `entry`, newline included. Throws as `encodeEntry` (an unencodable entry). */
+export function encodeJournalLine(entry: JournalEntry): string {
+  return `${encodeEntry(entry)}\n`;
 }
 
 /** The error of an append that failed with `writeError` (and `cutError`, when the partial entry could not be cut off). */

@@ -1,0 +1,210 @@
+/**
+ * The benchmark suite (issue #10, item 6): every figure of the issue's table measured in one
+ * process, one workload after another, each next to its goal.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { directoryBytes, openBenchServices, startBenchApp } from '../support.ts';
+import { chain, loop, parallel, runWorkload, type WorkloadResult } from './engine-figures.ts';
+import { peakRssMb, withTimeout, type Figure, type Goal } from './figure.ts';
+import { measureApproveRace, measureRunDetail, measureTriggers } from './http-figures.ts';
+import { describeMachine, judged, type SuiteReport } from './report.ts';
+
+/** Sizes of the workloads; counts are runs, steps, requests; durations in milliseconds. */
+export interface SuiteSizes {
+  readonly chainSteps: number;
+  readonly chainRuns: number;
+  /** Steps of the long chain compared per node with the `chainSteps` one (2,000 vs 500 in full). */
+  readonly longChainSteps: number;
+  readonly loopIterations: number;
+  readonly parallelChildren: number;
+  readonly parallelRuns: number;
+  /** Concurrent connections of the trigger and run-detail loads. */
+  readonly connections: number;
+  readonly triggerMs: number;
+  readonly triggerMax: number;
+  /** Duration of each of the two run-detail loads (app, bare route). */
+  readonly detailMs: number;
+  readonly detailMax: number;
+  readonly gates: number;
+  readonly racers: number;
+  /** Bound of one engine run, and of each HTTP workload's waits. */
+  readonly timeoutMs: number;
+}
+
+/** The issue's workloads. */
+export const FULL_SIZES: SuiteSizes = {
+  chainSteps: 500,
+  chainRuns: 3,
+  longChainSteps: 2_000,
+  loopIterations: 1_000,
+  parallelChildren: 100,
+  parallelRuns: 3,
+  connections: 50,
+  triggerMs: 10_000,
+  triggerMax: 100_000,
+  detailMs: 5_000,
+  detailMax: 500_000,
+  gates: 10,
+  racers: 100,
+  timeoutMs: 180_000,
+};
+
+/** Shrunk workloads: the suite runs in a few seconds, and its figures mean nothing. */
+export const QUICK_SIZES: SuiteSizes = {
+  chainSteps: 20,
+  chainRuns: 1,
+  longChainSteps: 80,
+  loopIterations: 20,
+  parallelChildren: 10,
+  parallelRuns: 1,
+  connections: 10,
+  triggerMs: 400,
+  triggerMax: 200,
+  detailMs: 200,
+  detailMax: 2_000,
+  gates: 1,
+  racers: 10,
+  timeoutMs: 30_000,
+};
+
+/** Where the definition node limit lives (reported when it refuses the long chain). */
+const NODE_LIMIT_SOURCE = 'DEFINITION_LIMITS.maxNodes in packages/domain/src/validation.ts';
+
+/** The error summary of a run whose output exceeded SWITCHYARD_MAX_OUTPUT_BYTES. */
+const OUTPUT_TOO_LARGE = /output too large/;
+
+const atLeast = (value: number): Goal => ({ op: '>=', value });
+const atMost = (value: number): Goal => ({ op: '<=', value });
+
+/**
+ * Runs every workload of `sizes` (quick ones when `quick`), in order: engine figures (chain,
+ * long chain, loop, parallel), then HTTP figures (triggers and bytes per run, run detail,
+ * /approve race). A workload that fails leaves its figures null and its error in
+ * `report.errors`; the suite goes on. Never rejects for a workload's failure.
+ */
+export async function runSuite(options: { quick: boolean; log?: (line: string) => void }): Promise<SuiteReport> {
+  const sizes = options.quick ? QUICK_SIZES : FULL_SIZES;
+  const log = options.log ?? (() => undefined);
+  const startedAt = new Date();
+  const figures: Figure[] = [];
+  const errors: string[] = [];
+  let dataDirBytes = 0;
+
+  /** Runs `work`; on failure records the error and returns undefined. */
+  const attempt = async <T>(name: string, work: () => Promise<T>): Promise<T | undefined> => {
+    log(`${name}...`);
+    const started = performance.now();
+    try {
+      const result = await work();
+      log(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS ${peakRssMb().toFixed(0)} MB`);
+      return result;
+    } catch (error) {
+      errors.push(`${name}: ${(error as Error).message}`);
+      log(`${name} FAILED: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const workload = async (name: string, nodes: Parameters<typeof runWorkload>[0], runs: number, tolerate?: RegExp) => {
+    const result = await attempt(name, () => runWorkload(nodes, runs, sizes.timeoutMs, tolerate));
+    if (result) dataDirBytes += result.bytesWritten;
+    return result;
+  };
+  const rate = (result: WorkloadResult | undefined) => result?.nodeRunsPerSecond ?? null;
+
+  // Unmeasured warm-up, so that the first figure does not pay for the JIT compiling the engine.
+  await attempt('warm-up', () => runWorkload([...chain(20), ...loop(20)], 1, sizes.timeoutMs));
+
+  const chainResult = await workload(`chain of ${sizes.chainSteps}`, chain(sizes.chainSteps), sizes.chainRuns);
+  figures.push({ key: 'chain.nodeRunsPerSecond', label: `node runs/s, ${sizes.chainSteps}-step linear chain of builtin echo`, measured: rate(chainResult), unit: 'node runs/s', goal: atLeast(5_000) });
+
+  log(`chain of ${sizes.longChainSteps}...`);
+  figures.push(await longChainFigure(sizes, chainResult, errors, (result) => (dataDirBytes += result.bytesWritten)));
+
+  // `echo` nests its input, so the loop's collected output outgrows the default output limit
+  // (1 MiB) after its last iteration: the run fails then, its iterations all ran and count.
+  const loopResult = await workload(`loop of ${sizes.loopIterations}`, loop(sizes.loopIterations), 1, OUTPUT_TOO_LARGE);
+  const loopRss = peakRssMb();
+  figures.push(
+    { key: 'loop.nodeRunsPerSecond', label: `node runs/s, loop of ${sizes.loopIterations} iterations × 1 echo step`, measured: rate(loopResult), unit: 'node runs/s', goal: atLeast(5_000), note: loopResult?.tolerated.length ? `the run then failed: ${loopResult.tolerated[0]}` : undefined },
+    { key: 'loop.peakRssMb', label: 'peak RSS of the process after the loop', measured: loopResult ? loopRss : null, unit: 'MB', goal: atMost(300) },
+    { key: 'loop.megabytesWritten', label: 'DATA_DIR bytes written by the loop', measured: loopResult ? loopResult.bytesWritten / 1024 / 1024 : null, unit: 'MB', goal: null },
+  );
+
+  const parallelResult = await workload(`parallel of ${sizes.parallelChildren}`, parallel(sizes.parallelChildren), sizes.parallelRuns);
+  figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000) });
+
+  figures.push(...(await httpFigures(sizes, attempt, (bytes) => (dataDirBytes += bytes))));
+
+  const peak = peakRssMb();
+  figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the process through every figure', measured: peak, unit: 'MB', goal: atMost(300) });
+  return {
+    quick: options.quick,
+    startedAt: startedAt.toISOString(),
+    seconds: (Date.now() - startedAt.getTime()) / 1000,
+    machine: describeMachine(),
+    figures: judged(figures, !options.quick),
+    peakRssMb: peak,
+    dataDirBytes,
+    errors,
+  };
+}
+
+/**
+ * The per-node rate of the long chain relative to the chain's. When the definition limit
+ * refuses the long chain, the figure is null and its note names the limit and where it lives.
+ */
+async function longChainFigure(sizes: SuiteSizes, chainResult: WorkloadResult | undefined, errors: string[], written: (result: WorkloadResult) => void): Promise<Figure> {
+  const label = `per-node rate, ${sizes.longChainSteps}-step chain ÷ ${sizes.chainSteps}-step chain`;
+  const base = { key: 'longChain.rateRatio', label, unit: 'ratio', goal: atLeast(0.7) } as const;
+  try {
+    const result = await runWorkload(chain(sizes.longChainSteps), 1, sizes.timeoutMs);
+    written(result);
+    return { ...base, measured: chainResult ? result.nodeRunsPerSecond / chainResult.nodeRunsPerSecond : null, note: `${Math.round(result.nodeRunsPerSecond)} node runs/s` };
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/at most \d+ nodes/.test(message)) return { ...base, measured: null, note: `refused by the node limit (${NODE_LIMIT_SOURCE}): ${message}` };
+    errors.push(`chain of ${sizes.longChainSteps}: ${message}`);
+    return { ...base, measured: null, note: 'failed, see errors' };
+  }
+}
+
+/**
+ * The HTTP figures, on one app over one engine and fresh data directory: triggers (and bytes
+ * per run), run detail ratio, /approve race. `written` receives the directory's bytes at the end.
+ */
+async function httpFigures(
+  sizes: SuiteSizes,
+  attempt: <T>(name: string, work: () => Promise<T>) => Promise<T | undefined>,
+  written: (bytes: number) => void,
+): Promise<Figure[]> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-suite-http-'));
+  const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER });
+  const app = await startBenchApp(services);
+  try {
+    const triggers = await attempt(`triggers over ${sizes.connections} connections`, () =>
+      measureTriggers(services, app, { connections: sizes.connections, durationMs: sizes.triggerMs, maxRequests: sizes.triggerMax, settleMs: sizes.timeoutMs }),
+    );
+    const detail = triggers
+      ? await attempt('run detail vs bare route', () =>
+          measureRunDetail(app, triggers.workflowId, triggers.runId, { connections: sizes.connections, durationMs: sizes.detailMs, maxRequests: sizes.detailMax }),
+        )
+      : undefined;
+    const race = await attempt(`approve race of ${sizes.racers}`, () =>
+      withTimeout(measureApproveRace(app, { gates: sizes.gates, racers: sizes.racers, timeoutMs: sizes.timeoutMs }), sizes.timeoutMs, 'approve race'),
+    );
+    return [
+      { key: 'http.runsPerSecond', label: `single-step runs/s sustained over HTTP triggers (${sizes.connections} connections)`, measured: triggers?.runsPerSecond ?? null, unit: 'runs/s', goal: atLeast(2_000), note: triggers ? `${triggers.runs} runs` : undefined },
+      { key: 'http.detailRatio', label: 'GET run detail req/s ÷ a bare Fastify route returning the same body', measured: detail?.ratio ?? null, unit: 'ratio', goal: atLeast(0.5), note: detail ? `${Math.round(detail.appPerSecond)} vs ${Math.round(detail.barePerSecond)} req/s` : undefined },
+      { key: 'approve.p99Ms', label: `/approve with ${sizes.racers} concurrent racers on one gate, p99`, measured: race?.p99Ms ?? null, unit: 'ms', goal: atMost(20), note: race ? `p50 ${race.p50Ms.toFixed(1)} ms, ${Math.round(race.decisionsPerSecond)} decisions/s` : undefined },
+      { key: 'approve.gatesWithOneWinner', label: 'gates with exactly one winner', measured: race?.gatesWithOneWinner ?? null, unit: 'gates', goal: atLeast(sizes.gates) },
+      { key: 'http.bytesPerRun', label: 'DATA_DIR bytes per completed single-step run', measured: triggers?.bytesPerRun ?? null, unit: 'bytes', goal: atMost(2_048) },
+    ];
+  } finally {
+    written(directoryBytes(dataDir));
+    await app.close();
+    await services.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * What the benchmarks share: argument checks, percentiles, the engine's services on the embedded
+ * store (in memory or in a data directory), workflows and runs made through the repositories, the
+ * real HTTP app on those services, and the size of a data directory.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { normalizeDefinition, type DefinitionChecks, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { buildApp } from '@switchyard/api';
+import { CelEngine, RunEngine, createExecutorRegistry, definitionChecks, systemClock, type ExecutorRegistry } from '@switchyard/runner';
+import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+
+/**
+ * The integer `raw` (a command-line value) of option `--name`, checked to lie in [`min`, `max`].
+ * Throws an Error naming the option otherwise.
+ */
+export function boundedInteger(name: string, raw: string | undefined, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${String(raw)}`);
+  return value;
+}
+
+/** The `p`-th percentile (0-100, nearest rank) of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+/** A step node running the built-in `echo` executor (key `builtin.echo`) with `config`. */
+export function echoStep(name: string, config: Record<string, unknown> = {}, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput {
+  return { name, nodeType: 'step', executorKey: 'builtin.echo', config, ...extra } as WorkflowNodeInput;
+}
+
+/** The services of one engine: the embedded store, its repositories, the built-in executors, CEL and the engine. */
+export interface BenchServices {
+  /** The data directory, or null in memory. */
+  readonly dataDir: string | null;
+  readonly store: DocumentStore;
+  readonly repos: Repositories;
+  readonly executors: ExecutorRegistry;
+  readonly engine: RunEngine;
+  /** Save-time checks of definitions (executor keys, CEL). */
+  readonly checks: DefinitionChecks;
+  /** Closes engine, executors and store, in that order. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openBenchServices}. */
+export interface BenchServicesOptions {
+  /** Directory of the embedded store's journal, or null to keep everything in memory. */
+  dataDir: string | null;
+  /**
+   * Journal entries before compaction may start (the store's default when absent). A benchmark
+   * that reads the bytes written from the directory's size passes `Number.MAX_SAFE_INTEGER`.
+   */
+  compactionMinEntries?: number;
+}
+
+/**
+ * Opens the embedded store (with `dataDir`, locked and replayed), its repositories, a registry
+ * of the built-in executors only (no MCP server, no HTTP) and a silent engine. Rejects with the
+ * store's errors (e.g. the data directory locked by another process).
+ */
+export async function openBenchServices(options: BenchServicesOptions): Promise<BenchServices> {
+  const store = await openEmbeddedStore({ dataDir: options.dataDir, compactionMinEntries: options.compactionMinEntries });
+  const repos = await openRepositories(store);
+  const executors = createExecutorRegistry({}, { baseDir: tmpdir() });
+  const cel = new CelEngine();
+  const engine = new RunEngine({ repos, executors, cel, logger: pino({ level: 'silent' }) });
+  return {
+    dataDir: options.dataDir,
+    store,
+    repos,
+    executors,
+    engine,
+    checks: definitionChecks(executors, cel),
+    async close() {
+      await engine.close();
+      await executors.close();
+      await store.close();
+    },
+  };
+}
+
+/** A workflow saved through the repositories: its id and normalized nodes. */
+export interface BenchWorkflow {
+  readonly id: string;
+  readonly nodes: WorkflowNode[];
+}
+
+/**
+ * Saves a workflow `name` of `nodes` (normalized and checked as the API would). Throws the
+ * domain's InvalidRequestError when the definition is refused (e.g. over the node limit).
+ */
+export async function createBenchWorkflow(services: BenchServices, name: string, nodes: readonly WorkflowNodeInput[]): Promise<BenchWorkflow> {
+  const normalized = normalizeDefinition(nodes, services.checks);
+  const canvas = { viewport: { x: 0, y: 0, zoom: 1 } };
+  const workflow = await services.repos.definitions.create({ name, description: null, canvas, nodes: normalized }, new Date());
+  return { id: workflow.id, nodes: normalized };
+}
+
+/** Creates a pending run of `workflow` with `initialInput` (as a trigger would, without HTTP); returns its id. */
+export async function createBenchRun(services: BenchServices, workflow: BenchWorkflow, initialInput: Record<string, unknown>): Promise<string> {
+  const run = await services.repos.runs.create(
+    {
+      workflowDefinitionId: workflow.id,
+      workflowVersion: 1,
+      triggerSource: 'bench',
+      initialInput,
+      definitionSnapshot: { name: 'bench', description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes: workflow.nodes },
+      parentRunId: null,
+      resolvedDependencies: [],
+      triggeringUserId: null,
+      triggeringUsername: null,
+      triggeringScopes: [],
+    },
+    new Date(),
+  );
+  return run.id;
+}
+
+/** The real HTTP app listening on loopback. */
+export interface BenchApp {
+  /** `http://127.0.0.1:<port>` */
+  readonly baseUrl: string;
+  /** Stops listening (the services stay open). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the real app (buildApp: every route, no logger, no rate limits, no Swagger UI) on
+ * `services` and listens on 127.0.0.1 on a free port. Rejects with Fastify's errors.
+ */
+export async function startBenchApp(services: BenchServices): Promise<BenchApp> {
+  const app = await buildApp({
+    services: { repos: services.repos, engine: services.engine, executors: services.executors, checks: services.checks, clock: systemClock },
+    docs: false,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error(`unexpected server address ${String(address)}`);
+  return { baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
+
+/** Bytes of all files under `path` (recursively; symbolic links not followed). Throws fs errors. */
+export function directoryBytes(path: string): number {
+  let total = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) total += directoryBytes(child);
+    else if (entry.isFile()) total += statSync(child).size;
+  }
+  return total;
+}
