@@ -194,6 +194,7 @@ describe('run detail', () => {
       inputSnapshot: { step: 1 },
       outputSnapshot: { arguments: { step: 1 }, input: { customerId: 'cust-123' } },
       error: null,
+      executorKey: 'echo',
       startedAt: expect.any(String),
       finishedAt: expect.any(String),
     });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Authenticator, buildApp, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
-import { CelEngine, RunEngine, TimeoutSweeper, definitionChecks, loadExecutorRegistry, systemClock } from '@switchyard/runner';
+import { CelEngine, RunEngine, TimeoutSweeper, definitionChecks, loadExecutorRegistry, systemClock, type DownstreamTokenMinter } from '@switchyard/runner';
 import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
@@ -68,6 +68,10 @@ export interface StartOptions {
   edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits' | 'authenticator'>;
   /** Honour the `x-switchyard-*` identity headers (trusted-proxy mode) without other authentication. */
   trustProxyIdentity?: boolean;
+  /** The executor registry file (default {@link EXAMPLE_REGISTRY}); `DATA_DIR` is set for it as for the example. */
+  registryFile?: string;
+  /** Mints each executor call's downstream token (default: none, as without a signing key). */
+  downstreamTokens?: DownstreamTokenMinter;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -213,11 +217,11 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
 
   try {
     const repos = await openRepositories(store);
-    const executors = await loadExecutorRegistry({ file: EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
+    const executors = await loadExecutorRegistry({ file: options.registryFile ?? EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
     cleanups.push(() => executors.close());
     const cel = new CelEngine();
     const logger = pino({ level: 'silent' });
-    const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0 });
+    const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0, ...(options.downstreamTokens ? { downstreamTokens: options.downstreamTokens } : {}) });
     cleanups.push(() => engine.close());
     const sweeper = new TimeoutSweeper({ repos, wake: (id) => engine.start(id), engine, logger, intervalMs: options.sweepIntervalMs ?? 50 });
     sweeper.start();

@@ -73,6 +73,8 @@ export function toNodeRunDetail(record: NodeRunRecord, omitted: OmittedSnapshots
     ...(Object.keys(omitted).length > 0 ? { omittedSnapshots: omitted } : {}),
     ...(decisions.length > 0 ? { decisions: [...decisions] } : {}),
     error: record.error,
+    ...(record.executorKey ? { executorKey: record.executorKey } : {}),
+    ...(record.poolAttempts && record.poolAttempts.length > 0 ? { poolAttempts: record.poolAttempts.map((tried) => ({ ...tried })) } : {}),
     startedAt: iso(record.startedAt),
     finishedAt: iso(record.finishedAt),
   };

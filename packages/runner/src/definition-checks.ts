@@ -15,9 +15,8 @@ function variablesFor(kind: ExpressionKind): readonly string[] {
 
 /**
  * Null when `key` may stand in an `a2aPool`. The kind table says which kinds may (`a2aPool` on each
- * kind, see `executors/kind.ts`): today every kind, since no `a2a` kind exists yet; once it does
- * (issue 9 item 2), only `a2a` and `builtin` (for tests). Executors of kinds outside the table
- * (test doubles) are accepted.
+ * kind, see `executors/kind.ts`): `a2a`, and `builtin` (for tests). Executors of kinds outside the
+ * table (test doubles) are accepted.
  */
 function checkPoolMember(executors: ExecutorRegistry, key: string): string | null {
   const kindName = executors.kindOf(key);

@@ -213,7 +213,21 @@ describe('retries and error policies', () => {
     const run = await h.runToEnd(wf.id);
     expect(run.status).toBe('completed');
     expect(h.executors.calls.map((c) => c.key)).toEqual(['fail', 'echo']);
-    expect((await nodeRunsByName(run.id)).pooled!.attempt).toBe(1);
+    const pooled = (await nodeRunsByName(run.id)).pooled!;
+    expect(pooled.attempt).toBe(1);
+    // The node run records which agent served the attempt, and which failed before it.
+    expect(pooled.executorKey).toBe('echo');
+    expect(pooled.poolAttempts).toEqual([{ executorKey: 'fail', error: expect.any(String) }]);
+  });
+
+  it('records the executor key of a single-executor step, and every pool member when all fail', async () => {
+    const wf = await h.createWorkflow([step('single'), { name: 'allDown', nodeType: 'step', a2aPool: ['fail', 'builtin.fail'], stepConfig: { maxRetries: 0, ...fast } }]);
+    const run = await h.runToEnd(wf.id);
+    expect(run.status).toBe('failed');
+    const runs = await nodeRunsByName(run.id);
+    expect(runs.single).toMatchObject({ status: 'completed', executorKey: 'echo', poolAttempts: null });
+    expect(runs.allDown).toMatchObject({ status: 'failed', executorKey: null });
+    expect(runs.allDown!.poolAttempts!.map((tried) => tried.executorKey)).toEqual(['fail', 'builtin.fail']);
   });
 });
 

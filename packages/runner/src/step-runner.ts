@@ -4,7 +4,7 @@
  * `a2aPool` failover inside an attempt, a time limit on every executor call, and
  * `stepConfig.onError` after the last attempt.
  */
-import type { NodeRunRecord, StepConfig, WorkflowNode } from '@switchyard/domain';
+import type { NodeRunRecord, PoolAttempt, StepConfig, WorkflowNode } from '@switchyard/domain';
 import { STEP_CONFIG_DEFAULTS, boundedText, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
@@ -53,6 +53,16 @@ export interface StepRunnerDeps {
 }
 
 
+/**
+ * Which executor served one attempt, as the node run records it: `executorKey` the key that served
+ * (the step's `executorKey` whatever the outcome; the pool member that succeeded, else null), and
+ * `poolAttempts` the pool members that failed before (null for a single `executorKey`).
+ */
+interface ServedBy {
+  executorKey: string | null;
+  poolAttempts: PoolAttempt[] | null;
+}
+
 /** One execution of a step: its resolved arguments and where it runs. */
 export interface StepExecution {
   node: WorkflowNode;
@@ -87,14 +97,15 @@ export class StepRunner {
       const nodeRun = await this.startAttempt(step);
       const tries = nodeRun.attempt - before;
       ledger.assertOwned();
+      const served = servedBy(node);
       let output: unknown;
       try {
-        output = await this.invokeWithFailover(keys, step, nodeRun.attempt);
+        output = await this.invokeWithFailover(keys, step, nodeRun.attempt, served);
       } catch (error) {
         this.deps.signal.throwIfAborted();
         const message = messageOf(error);
-        if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message);
-        await ledger.end(nodeRun, { status: 'failed', error: message });
+        if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message, served);
+        await ledger.end(nodeRun, { status: 'failed', error: message, ...served });
         // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
         const backoffMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
         const delayMs = Math.max(backoffMs, retryAfterOf(error) ?? 0);
@@ -106,14 +117,14 @@ export class StepRunner {
       }
       // Too large to keep and show: the same call would produce it again, so no retry.
       const { bytes: outputBytes, problem } = checkOutputSize(output, this.maxOutputBytes);
-      if (problem !== null) return this.giveUp(node, nodeRun, problem);
+      if (problem !== null) return this.giveUp(node, nodeRun, problem, served);
       // Outside the try: a store error here is no executor failure and must not cause a retry.
       try {
-        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes });
+        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes, ...served });
       } catch (error) {
         if (!isDocumentTooLarge(error)) throw error;
         // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
-        return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`);
+        return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`, served);
       }
       return { output, skipped: false };
     }
@@ -139,25 +150,31 @@ export class StepRunner {
     return this.giveUp(node, nodeRun, message);
   }
 
-  /** Final failure: `onError: skip` skips the step, anything else fails the node. */
-  private async giveUp(node: WorkflowNode, nodeRun: NodeRunRecord, message: string): Promise<NodeResult> {
+  /** Final failure: `onError: skip` skips the step, anything else fails the node. `served`: who served the attempt, when one ran. */
+  private async giveUp(node: WorkflowNode, nodeRun: NodeRunRecord, message: string, served?: ServedBy): Promise<NodeResult> {
     if (policyOf(node).onError === 'skip') {
-      await this.deps.ledger.end(nodeRun, { status: 'skipped', error: message });
+      await this.deps.ledger.end(nodeRun, { status: 'skipped', error: message, ...served });
       return { output: null, skipped: true };
     }
-    await this.deps.ledger.end(nodeRun, { status: 'failed', error: message });
+    await this.deps.ledger.end(nodeRun, { status: 'failed', error: message, ...served });
     throw new NodeFailedError(node.id, node.name, message);
   }
 
-  /** One attempt: tries each executor key in order, returning the first success. */
-  private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number): Promise<unknown> {
+  /**
+   * One attempt: tries each executor key in order, returning the first success. Records on
+   * `served` the pool member that succeeded and each one that failed before (see {@link ServedBy}).
+   */
+  private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number, served: ServedBy): Promise<unknown> {
     const failures: Array<{ key: string; error: unknown }> = [];
     for (const key of keys) {
       try {
-        return await this.invokeOne(key, step, attempt);
+        const output = await this.invokeOne(key, step, attempt);
+        served.executorKey = key;
+        return output;
       } catch (error) {
         this.deps.signal.throwIfAborted();
         failures.push({ key, error });
+        served.poolAttempts?.push({ executorKey: key, error: messageOf(error) });
       }
     }
     if (failures.length === 1) throw failures[0]!.error;
@@ -200,6 +217,11 @@ export class StepRunner {
       stopTimer();
     }
   }
+}
+
+/** What a step's node run records of who served an attempt, before it runs: see {@link ServedBy}. */
+function servedBy(node: WorkflowNode): ServedBy {
+  return node.executorKey ? { executorKey: node.executorKey, poolAttempts: null } : { executorKey: null, poolAttempts: [] };
 }
 
 /** The limit of one call of `executor` for `node`, milliseconds: `stepConfig.timeoutSeconds`, else the executor's. */

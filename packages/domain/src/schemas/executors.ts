@@ -6,7 +6,7 @@ import Type, { type Static } from 'typebox';
 
 /** Query of GET /api/v1/executors. */
 export const ExecutorListQuery = Type.Object({
-  kind: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only executors of this kind (builtin, mcp, http); an unknown kind lists none' })),
+  kind: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only executors of this kind (builtin, mcp, http, a2a); an unknown kind lists none' })),
 });
 export type ExecutorListQuery = Static<typeof ExecutorListQuery>;
 
@@ -14,9 +14,11 @@ export type ExecutorListQuery = Static<typeof ExecutorListQuery>;
 export const ExecutorDescriptionSchema = Type.Object(
   {
     key: Type.String({ description: 'The registry key, as a step names it in executorKey' }),
-    kind: Type.String({ description: 'builtin, mcp or http' }),
-    description: Type.String({ description: "The entry's description; else the MCP tool's own; else one generated from the entry" }),
-    available: Type.Boolean({ description: 'False when the key cannot run now: its MCP server does not start or answer, or lacks the tool' }),
+    kind: Type.String({ description: 'builtin, mcp, http or a2a' }),
+    description: Type.String({ description: "The entry's description; else the MCP tool's own or the A2A agent card's; else one generated from the entry" }),
+    available: Type.Boolean({
+      description: 'False when the key cannot run now: its MCP server does not start or answer, or lacks the tool; its A2A agent card cannot be fetched',
+    }),
     error: Type.Optional(Type.String({ description: 'Why available is false (secrets redacted)' })),
     builtin: Type.Optional(Type.String({ description: 'builtin: the built-in the key runs (echo, fail, sleep)' })),
     server: Type.Optional(Type.String({ description: 'mcp: the server name (a key of mcpServers)' })),
@@ -32,6 +34,26 @@ export const ExecutorDescriptionSchema = Type.Object(
     ),
     method: Type.Optional(Type.String({ description: 'http: the method' })),
     origin: Type.Optional(Type.String({ description: 'http: scheme, host and port of the webhook URL only; its path and query are never shown' })),
+    agent: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ description: "The card's name" }),
+          description: Type.String({ description: "The card's description" }),
+          version: Type.Optional(Type.String({ description: "The card's version" })),
+          skills: Type.Array(
+            Type.Object({
+              id: Type.String(),
+              name: Type.String(),
+              description: Type.String(),
+              tags: Type.Optional(Type.Array(Type.String())),
+            }),
+            { description: "The card's skills" },
+          ),
+          url: Type.String({ description: "The entry's base URL, without credentials or query" }),
+        },
+        { description: 'a2a: what the agent card says (absent when it could not be fetched)' },
+      ),
+    ),
   },
 );
 export type ExecutorDescriptionSchema = Static<typeof ExecutorDescriptionSchema>;

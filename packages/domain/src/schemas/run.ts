@@ -176,6 +176,18 @@ export const NodeRunDetail = Type.Object({
     ),
   ),
   error: nullable(Type.String()),
+  executorKey: Type.Optional(
+    Type.String({
+      description:
+        "Steps: the registry key that served the latest finished attempt (the step's executorKey, or the a2aPool agent that succeeded); " +
+        'absent while an attempt runs, when every agent of the pool failed, and for other node types',
+    }),
+  ),
+  poolAttempts: Type.Optional(
+    Type.Array(Type.Object({ executorKey: Type.String(), error: Type.String() }), {
+      description: 'a2aPool steps: the agents that failed the latest finished attempt before one served it (all of them when none did), in the order tried',
+    }),
+  ),
   startedAt: nullable(Timestamp),
   finishedAt: nullable(Timestamp),
 });

@@ -30,6 +30,7 @@ import { downstreamAuthorization } from '../downstream-token.ts';
 import { abortable, abortedError } from './abort.ts';
 import { errorMessage } from './error-message.ts';
 import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
+import type { EntryScope } from './kind.ts';
 import { redactingLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { Redactor } from './redact.ts';
@@ -61,6 +62,28 @@ const RESERVED_HEADERS: ReadonlySet<string> = new Set([
 
 /** RFC 9110 token: what a header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `user-agent` of every request Switchyard's executors send over HTTP: `switchyard/<version>`. */
+export const USER_AGENT = `switchyard/${runnerPackage.version}`;
+
+/**
+ * Checks the names of an entry's `headers` (`http`, `a2a`): each must be an RFC 9110 token and not
+ * one the HTTP client sets itself (`host`, `content-length`, ...). Reports each bad name on `scope`
+ * at `["headers", name]`; true when all are fine.
+ */
+export function checkHeaderNames(headers: Readonly<Record<string, string>> | undefined, scope: EntryScope): boolean {
+  let ok = true;
+  for (const name of Object.keys(headers ?? {})) {
+    if (!HEADER_NAME.test(name)) {
+      scope.problem(['headers', name], 'is not a valid header name');
+      ok = false;
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      scope.problem(['headers', name], 'is set by the HTTP client and cannot be configured');
+      ok = false;
+    }
+  }
+  return ok;
+}
 
 /** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"? }`. */
 export const HttpEntry = entrySchema('http', {
@@ -99,23 +122,14 @@ export function describeHttpEntry(entry: ResolvedHttpEntry): { description: stri
 export const httpKind = defineKind({
   kind: 'http',
   schema: HttpEntry,
-  // Today's rule until the a2a kind exists (see ExecutorKind.a2aPool).
-  a2aPool: true,
+  // A webhook is no A2A agent: an a2aPool may not list it (definition checks answer 400 at save).
+  a2aPool: false,
   resolve: (entry, scope): ResolvedHttpEntry | undefined => {
     const secrets = new Set<string>();
     const url = scope.url(entry.url, 'url', secrets);
     const headers = scope.headers(entry.headers, 'headers', secrets);
-    let ok = url !== undefined && headers !== undefined;
-    for (const name of Object.keys(entry.headers ?? {})) {
-      if (!HEADER_NAME.test(name)) {
-        scope.problem(['headers', name], 'is not a valid header name');
-        ok = false;
-      } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-        scope.problem(['headers', name], 'is set by the HTTP client and cannot be configured');
-        ok = false;
-      }
-    }
-    if (!ok || url === undefined || headers === undefined) return undefined;
+    const namesOk = checkHeaderNames(entry.headers, scope);
+    if (!namesOk || url === undefined || headers === undefined) return undefined;
     const resolved: ResolvedHttpEntry = { url, method: entry.method ?? 'POST', headers, secrets: [...secrets] };
     if (entry.description !== undefined) resolved.description = entry.description;
     return resolved;
@@ -158,7 +172,7 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
   const redactor = new Redactor(entry.secrets);
   const logger = redactingLogger(registryLogger, redactor);
   const details = { method, url: `${url.origin}${url.pathname}` };
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/*;q=0.9, */*;q=0.8', 'user-agent': `switchyard/${runnerPackage.version}`, ...lowerCaseKeys(entry.headers) };
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/*;q=0.9, */*;q=0.8', 'user-agent': USER_AGENT, ...lowerCaseKeys(entry.headers) };
 
   async function attempt(call: ExecutorCall): Promise<unknown> {
     const dispatcher = await abortable(agent.get(), call.signal);
@@ -268,8 +282,8 @@ async function readText(body: Dispatcher.ResponseData['body'], limit: number): P
   return { text: new TextDecoder().decode(Buffer.concat(chunks)), complete };
 }
 
-/** The start of a body for a message: whitespace runs collapsed, at most {@link EXCERPT_CHARS} characters. */
-function bodyExcerpt(text: string): string {
+/** The start of a body (or any text) for a message: whitespace runs collapsed, at most {@link EXCERPT_CHARS} characters. */
+export function bodyExcerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= EXCERPT_CHARS ? flat : `${flat.slice(0, EXCERPT_CHARS)}…`;
 }
@@ -299,6 +313,7 @@ function headerValue(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+/** `headers` with every name in lower case (values unchanged). */
+export function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }

@@ -9,6 +9,7 @@ export type { ExecutorKind } from './kind.ts';
 export { EXECUTOR_KINDS } from './kinds.ts';
 export { HTTP_METHODS } from './http.ts';
 export type {
+  A2aExecutorConfig,
   BuiltinExecutorConfig,
   ExecutorConfig,
   HttpExecutorConfig,

@@ -111,9 +111,9 @@ export interface ExecutorKind<S extends TObject = TObject, R extends object = ob
   /** Schema of one entry, `kind` and `timeoutSeconds` included (see {@link entrySchema}). */
   readonly schema: S;
   /**
-   * May a step's `a2aPool` list executors of this kind? The spec wants A2A agents there; until the
-   * `a2a` kind exists (issue 9 item 2) every kind is accepted, as before kinds were known. Item 2
-   * sets this to true on `a2a` and `builtin` (tests) and to false on the others.
+   * May a step's `a2aPool` list executors of this kind? The spec wants A2A agents there: true on
+   * `a2a`, and on `builtin` (tests and demos fail over between built-ins); false on `mcp` and
+   * `http`, whose keys in a pool make the definition invalid (400 at save).
    */
   readonly a2aPool: boolean;
   /**

@@ -4,6 +4,7 @@
  * table what a key's kind allows (`a2aPool`). Adding a kind: one module exporting an
  * `ExecutorKind`, and one line here.
  */
+import { a2aKind } from './a2a.ts';
 import { builtinKind } from './builtin.ts';
 import { httpKind } from './http.ts';
 import type { ExecutorKind } from './kind.ts';
@@ -14,6 +15,7 @@ export const EXECUTOR_KINDS: readonly ExecutorKind[] = [
   builtinKind,
   mcpKind,
   httpKind,
+  a2aKind,
 ];
 
 /** The kind named `name`; undefined for anything else (also for values that are not strings). */

@@ -22,6 +22,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
+import { callScope } from '../downstream-token.ts';
 import { abortable, abortedError, formatSeconds } from './abort.ts';
 import { errorMessage } from './error-message.ts';
 import { defineKind, entrySchema } from './kind.ts';
@@ -56,8 +57,8 @@ export const DESCRIBE_TIMEOUT_MS = 10_000;
 export const mcpKind = defineKind({
   kind: 'mcp',
   schema: McpEntry,
-  // Today's rule until the a2a kind exists (see ExecutorKind.a2aPool).
-  a2aPool: true,
+  // An MCP tool is no A2A agent: an a2aPool may not list it (definition checks answer 400 at save).
+  a2aPool: false,
   resolve: (entry, scope): ResolvedMcpEntry | undefined => {
     let ok = true;
     if (!scope.serverNames.includes(entry.server)) {
@@ -132,11 +133,14 @@ export function createMcpExecutor(
     // The default result schema (CallToolResultSchema) guarantees the current result shape.
     // The run context travels in `_meta`: a tool that acts for the run (e.g. the bridge's ask_human) knows where it is called from.
     const _meta = { [RUN_META_KEYS.runId]: request.context.runId, [RUN_META_KEYS.nodeId]: request.context.nodeId, [RUN_META_KEYS.iterationPath]: request.context.iterationPath ?? '' };
-    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
-      signal: request.signal,
-      // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
-      timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
-    })) as CallToolResult;
+    // Over HTTP the request carries this call's downstream token (mcp-transport.ts reads the scope).
+    const result = (await callScope.run(request.downstreamToken, () =>
+      connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
+        signal: request.signal,
+        // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
+        timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
+      }),
+    )) as CallToolResult;
     if (result.isError === true) {
       throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
         retryable: true,

@@ -16,6 +16,7 @@ import { BUILTIN_NAMES } from './builtin.ts';
 import type { BuiltinEntry } from './builtin.ts';
 import { expandVariables } from './expand-variables.ts';
 import type { Variables } from './expand-variables.ts';
+import type { A2aEntry } from './a2a.ts';
 import type { HttpEntry } from './http.ts';
 import { DEFAULT_TIMEOUT_SECONDS, HeadersSchema, urlSchema } from './kind.ts';
 import type { EntryField, EntryScope, ResolvedCommon } from './kind.ts';
@@ -64,8 +65,10 @@ export type McpExecutorConfig = Static<typeof McpEntry>;
 export type BuiltinExecutorConfig = Static<typeof BuiltinEntry>;
 /** Executor kind `http` (see `http.ts`). */
 export type HttpExecutorConfig = Static<typeof HttpEntry>;
+/** Executor kind `a2a` (see `a2a.ts`). */
+export type A2aExecutorConfig = Static<typeof A2aEntry>;
 /** One entry of `executors`. */
-export type ExecutorConfig = McpExecutorConfig | BuiltinExecutorConfig | HttpExecutorConfig;
+export type ExecutorConfig = McpExecutorConfig | BuiltinExecutorConfig | HttpExecutorConfig | A2aExecutorConfig;
 
 /** The registry file (JSON). Executor keys are what workflow steps name as `executorKey`. */
 export interface RegistryConfig {

@@ -46,7 +46,7 @@ export interface ExecutorCall {
 
 /** One configured executor, looked up by `executorKey`. */
 export interface Executor {
-  /** Registry kind: `builtin`, `mcp`, `http`, later `a2a`. */
+  /** Registry kind: `builtin`, `mcp`, `http`, `a2a`. */
   readonly kind: string;
   /** The registry key this executor is known by. */
   readonly key: string;
@@ -130,6 +130,18 @@ export interface ExecutorDescription {
   method?: string;
   /** `http`: scheme, host and port of the URL only (path and query may carry secrets). */
   origin?: string;
+  /**
+   * `a2a`: what the agent's card says (absent when the card could not be fetched): its name,
+   * description, version, skills (`id`, `name`, `description`, `tags` when it lists some), and
+   * `url`, the entry's base URL without credentials or query.
+   */
+  agent?: {
+    name: string;
+    description: string;
+    version?: string;
+    skills: Array<{ id: string; name: string; description: string; tags?: string[] }>;
+    url: string;
+  };
 }
 
 /** What a kind adds about one of its entries: an {@link ExecutorDescription} without `key` and `kind`. */

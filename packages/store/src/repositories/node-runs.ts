@@ -2,7 +2,7 @@
  * `node_runs` repository: one document per (run, node id, iteration path), unique
  * (index `run_node_iteration`). A retry is a new attempt on the same document.
  */
-import type { NodeRunRecord, NodeRunStatus, NodeRunTally, NodeType, SnapshotField } from '@switchyard/domain';
+import type { NodeRunRecord, NodeRunStatus, NodeRunTally, NodeType, PoolAttempt, SnapshotField } from '@switchyard/domain';
 import { JSON_NULL_BYTES, OPEN_NODE_RUN_STATUSES, boundedText, fromStoredUserData, jsonByteLength, tallyNodeRuns, toStoredUserData } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
@@ -37,6 +37,10 @@ export interface NodeRunEnd {
   /** Bytes of `outputSnapshot` as JSON, when the caller measured it already. */
   outputBytes?: number;
   error?: string | null;
+  /** Which registry key served the attempt (see `NodeRunRecord.executorKey`); left as it is when undefined. */
+  executorKey?: string | null;
+  /** The `a2aPool` members that failed the attempt (see `NodeRunRecord.poolAttempts`); left as it is when undefined. */
+  poolAttempts?: PoolAttempt[] | null;
 }
 
 /** Document field of each snapshot field. */
@@ -160,6 +164,9 @@ export class NodeRuns {
           'snapshot_bytes.output': JSON_NULL_BYTES,
           'snapshot_bytes.original_output': JSON_NULL_BYTES,
           error: null,
+          // Who serves this attempt is recorded when it ends.
+          executor_key: null,
+          pool_attempts: null,
           finished_at: null,
           updated_at: now,
         },
@@ -215,6 +222,7 @@ export class NodeRuns {
           'snapshot_bytes.output': end.outputBytes ?? jsonByteLength(end.outputSnapshot),
           'snapshot_bytes.original_output': jsonByteLength(end.originalOutputSnapshot),
           error: end.error ? boundedText(end.error) : null,
+          ...servedFields(end),
           finished_at: end.status === 'awaiting_approval' ? null : now,
           updated_at: now,
         },
@@ -267,6 +275,16 @@ export class NodeRuns {
 /** The fields a node run document gets when it is created, besides its key. */
 function identityFields(start: Omit<NodeRunStart, 'inputSnapshot'>, now: Date): Document {
   return { workflow_definition_id: oid(start.workflowDefinitionId), node_name: start.nodeName, node_type: start.nodeType, created_at: now };
+}
+
+/** The document fields of {@link NodeRunEnd.executorKey} and `poolAttempts`, those given only (an end after a review keeps the attempt's). */
+function servedFields(end: NodeRunEnd): Document {
+  const fields: Document = {};
+  if (end.executorKey !== undefined) fields.executor_key = end.executorKey;
+  if (end.poolAttempts !== undefined) {
+    fields.pool_attempts = end.poolAttempts?.map(({ executorKey, error }) => ({ executor_key: executorKey, error: boundedText(error) })) ?? null;
+  }
+  return fields;
 }
 
 function keyFilter(key: NodeRunKey): Document {
