@@ -37,7 +37,7 @@ import { CelBudgetExceededError, DEFAULT_EVALUATION_BUDGET, EvaluationBudget, me
 import { DEFAULT_CEL_LIMITS } from './expression-limits.ts';
 import type { CelExpressionLimits } from './expression-limits.ts';
 import { toCelBindings } from './json-to-cel.ts';
-import { LruCache } from './lru-cache.ts';
+import { LRUCache } from 'lru-cache';
 import { describeUndeclaredVariables } from './undeclared-variables.ts';
 
 /** Result of {@link CelEngine.check}: accepted, or rejected with a message that points into the expression. */
@@ -74,7 +74,7 @@ export class CelEngine {
   readonly #env: CelEnv = celEnv({ funcs: [...strings.filter((func) => func.name !== 'replace'), ...replaceFunctions, ...meteringFunctions, appendFunction] });
   readonly #limits: CelExpressionLimits;
   readonly #budget: number;
-  readonly #cache: LruCache<string, CompiledExpression>;
+  readonly #cache: LRUCache<string, CompiledExpression>;
   #compilations = 0;
   #cacheHits = 0;
 
@@ -85,7 +85,7 @@ export class CelEngine {
     for (const [name, value] of Object.entries({ ...this.#limits, evaluationBudget: this.#budget })) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`CEL limit ${name} must be a positive integer, got ${value}`);
     }
-    this.#cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.#cache = new LRUCache({ max: options.cacheSize ?? DEFAULT_CACHE_SIZE });
   }
 
   /**

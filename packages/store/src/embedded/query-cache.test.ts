@@ -5,7 +5,6 @@
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { filterKey } from './filter-key.ts';
-import { LruCache } from './lru-cache.ts';
 import { compileFilter } from './query.ts';
 
 describe('filter keys', () => {
@@ -54,20 +53,5 @@ describe('compiled filter cache', () => {
     values.push(2);
     expect(compileFilter(filter)({ a: 2 })).toBe(true);
     expect(compileFilter({ a: { $in: [1] } })({ a: 2 })).toBe(false);
-  });
-});
-
-describe('LruCache', () => {
-  it('holds at most its capacity, dropping the least recently used entry', () => {
-    const cache = new LruCache<string, number>(2);
-    cache.set('a', 1);
-    cache.set('b', 2);
-    expect(cache.get('a')).toBe(1); // a is now the most recent
-    cache.set('c', 3);
-    expect(cache.size).toBe(2);
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBe(1);
-    expect(cache.get('c')).toBe(3);
-    expect(() => new LruCache(0)).toThrow(RangeError);
   });
 });

@@ -9,7 +9,7 @@ import type { Document, Filter } from '../document-collection.ts';
 import type { SortSpec } from './sort-spec.ts';
 import { cloneStored } from './copy.ts';
 import { filterKey } from './filter-key.ts';
-import { LruCache } from './lru-cache.ts';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The compute options of every query: all of mingo's operators, scripts disabled. mingo's
@@ -34,7 +34,7 @@ const QUERY_OPTIONS: Partial<Options> = (() => {
  * match, and the same filters recur (claims, heartbeats, reads of one run). 500 entries bound the
  * memory (a compiled filter holds a copy of its values: mingo clones the filter).
  */
-const COMPILED = new LruCache<string, Query>(500);
+const COMPILED = new LRUCache<string, Query>({ max: 500 });
 
 /** The compiled `filter`, from the cache when it is there. Throws mingo's error for an unknown operator or a malformed filter. */
 function compiledQuery(filter: Filter<Document>): Query {
