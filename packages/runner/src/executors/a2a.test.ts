@@ -7,9 +7,7 @@
  * Failover and node-run records through the API are in `test/a2a-executor.e2e.test.ts`.
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import {
@@ -30,6 +28,7 @@ import { REDACTED } from './redact.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';
+import { captureLogs } from '../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 const QUERY_SECRET = `q-${randomBytes(12).toString('hex')}`;
@@ -37,7 +36,7 @@ const QUERY_SECRET = `q-${randomBytes(12).toString('hex')}`;
 let agent: TestAgent;
 let slow: TestAgent;
 let registry: ExecutorRegistry;
-let logs = '';
+const captured = captureLogs();
 let downUrl: string;
 
 function call(args: Record<string, unknown> = {}, options: { signal?: AbortSignal; attempt?: number; downstreamToken?: string; runId?: string } = {}): ExecutorCall {
@@ -71,12 +70,6 @@ beforeAll(async () => {
   });
   slow = await startAgent({ name: 'Batch', streaming: false, behaviour: behaviours.finishLater(300, 'done later') });
   downUrl = await downAgentUrl();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
   registry = createExecutorRegistry(
     {
       executors: {
@@ -86,7 +79,7 @@ beforeAll(async () => {
         down: { kind: 'a2a', url: downUrl, description: 'An agent that is down' },
       },
     },
-    { baseDir: '.', env: { AGENT_KEY: SECRET, QUERY_KEY: QUERY_SECRET }, logger: pino({ level: 'debug' }, sink) },
+    { baseDir: '.', env: { AGENT_KEY: SECRET, QUERY_KEY: QUERY_SECRET }, logger: captured.logger },
   );
 });
 
@@ -99,9 +92,9 @@ afterAll(async () => {
   await registry?.close();
   await agent?.close();
   await slow?.close();
-  expect(logs).toContain('calling A2A agent');
-  expect(logs).not.toContain(SECRET);
-  expect(logs).not.toContain(QUERY_SECRET);
+  expect(captured.text()).toContain('calling A2A agent');
+  expect(captured.text()).not.toContain(SECRET);
+  expect(captured.text()).not.toContain(QUERY_SECRET);
 });
 
 describe('a2a executor: the message', () => {

@@ -75,7 +75,7 @@ import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { redactingLogger } from './logger.ts';
 import { DESCRIBE_TIMEOUT_MS } from './mcp.ts';
-import { Redactor } from './redact.ts';
+import { Redactor, redactedInvoke } from './redact.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
 
@@ -378,18 +378,7 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     kind: 'a2a',
     key,
     timeoutMs: entry.timeoutMs,
-    // The one place outputs and errors leave for the run's records: redact both here.
-    async invoke(call: ExecutorCall): Promise<unknown> {
-      let output: A2aOutput;
-      try {
-        output = await attempt(call);
-      } catch (error) {
-        const redacted = redactor.executorError(error);
-        logger.debug({ executor: key, url, ...call.context, attempt: call.attempt, err: redacted }, 'A2A call failed');
-        throw redacted;
-      }
-      return redactor.value(output);
-    },
+    invoke: redactedInvoke(redactor, logger, 'A2A call failed', { executor: key, url }, attempt),
   };
 }
 

@@ -7,9 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookServer, hang, json, text } from '../testing/webhook-server.ts';
 import type { Responder } from '../testing/webhook-server.ts';
@@ -18,12 +16,13 @@ import { REDACTED } from './redact.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';
+import { captureLogs } from '../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 
 let server: WebhookServer;
 let registry: ExecutorRegistry;
-let logs = '';
+const captured = captureLogs();
 
 function call(args: Record<string, unknown> = {}, signal = new AbortController().signal): ExecutorCall {
   return { arguments: args, input: 'ignored', attempt: 1, signal, context: { runId: 'r1', nodeId: 'n1', nodeName: 'Notify' } };
@@ -48,12 +47,6 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   server = await WebhookServer.start();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
   registry = createExecutorRegistry(
     {
       executors: {
@@ -62,7 +55,7 @@ beforeAll(async () => {
         down: { kind: 'http', url: `http://127.0.0.1:${await closedPort()}/hook` },
       },
     },
-    { baseDir: '.', env: { HOOK_TOKEN: SECRET }, logger: pino({ level: 'debug' }, sink) },
+    { baseDir: '.', env: { HOOK_TOKEN: SECRET }, logger: captured.logger },
   );
 });
 afterEach(() => {
@@ -71,8 +64,8 @@ afterEach(() => {
 afterAll(async () => {
   await registry.close();
   await server.close();
-  expect(logs).toContain('calling webhook');
-  expect(logs).not.toContain(SECRET);
+  expect(captured.text()).toContain('calling webhook');
+  expect(captured.text()).not.toContain(SECRET);
 });
 
 describe('http executor: requests and answers', () => {

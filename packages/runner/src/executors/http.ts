@@ -33,7 +33,7 @@ import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
 import type { EntryScope } from './kind.ts';
 import { redactingLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { Redactor } from './redact.ts';
+import { Redactor, redactedInvoke } from './redact.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall } from './types.ts';
 
@@ -247,18 +247,7 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
     kind: 'http',
     key,
     timeoutMs: entry.timeoutMs,
-    // The one place outputs and errors leave for the run's records: redact both here.
-    async invoke(call: ExecutorCall): Promise<unknown> {
-      let output: unknown;
-      try {
-        output = await attempt(call);
-      } catch (error) {
-        const redacted = redactor.executorError(error);
-        logger.debug({ executor: key, method, url: details.url, ...call.context, attempt: call.attempt, err: redacted }, 'webhook call failed');
-        throw redacted;
-      }
-      return redactor.value(output);
-    },
+    invoke: redactedInvoke(redactor, logger, 'webhook call failed', { executor: key, method, url: details.url }, attempt),
   };
 }
 

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,6 +17,7 @@ import { REDACTED } from './redact.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';
+import { captureLogs } from '../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 
@@ -64,19 +64,13 @@ async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
 
 let http: HttpServer;
 let registry: ExecutorRegistry;
-let logs = '';
+const captured = captureLogs();
 
 beforeAll(async () => {
   http = createServer(handle);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   // Literal, not `${VAR}`: every substituted value counts as a secret, a port too.
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
   registry = createExecutorRegistry(
     {
       mcpServers: {
@@ -101,7 +95,7 @@ beforeAll(async () => {
     {
       baseDir: '.',
       env: { ...process.env, MCP_SECRET: SECRET },
-      logger: pino({ level: 'debug' }, sink),
+      logger: captured.logger,
     },
   );
 });
@@ -111,9 +105,9 @@ afterAll(async () => {
   http?.closeAllConnections();
   await new Promise((resolve) => http?.close(resolve));
   // Every record the executors wrote, at debug level, across all the tests above.
-  expect(logs).toContain('MCP server connection failed');
-  expect(logs).not.toContain(SECRET);
-  expect(logs).not.toContain('spawnargs');
+  expect(captured.text()).toContain('MCP server connection failed');
+  expect(captured.text()).not.toContain(SECRET);
+  expect(captured.text()).not.toContain('spawnargs');
 });
 
 describe('stdio servers that fail to connect', () => {

@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { redactingLogger } from './logger.ts';
 import { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.ts';
 import { ExecutorError } from './types.ts';
+import { captureLogs } from '../testing/log-capture.ts';
 
 const SECRET = 'tok-3f9a"c/d e';
 
@@ -103,19 +102,13 @@ describe('Redactor.error', () => {
 
 describe('redactingLogger', () => {
   it('writes pino records without the secrets or the command line of errors', () => {
-    let output = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        output += chunk.toString();
-        done();
-      },
-    });
-    const logger = redactingLogger(pino({ level: 'debug' }, sink), new Redactor([SECRET]));
+    const captured = captureLogs();
+    const logger = redactingLogger(captured.logger, new Redactor([SECRET]));
     logger.error({ server: 'leaky', err: new Error('connect failed', { cause: spawnError() }) }, 'MCP server connection failed');
     logger.debug({ server: 'leaky', line: `token is ${SECRET}` }, `stderr ${SECRET}`);
-    expect(output).not.toContain('tok-3f9a');
-    expect(output).not.toContain('spawnargs');
-    const [failure, line] = output.trim().split('\n').map((text) => JSON.parse(text) as Record<string, any>);
+    expect(captured.text()).not.toContain('tok-3f9a');
+    expect(captured.text()).not.toContain('spawnargs');
+    const [failure, line] = captured.text().trim().split('\n').map((text) => JSON.parse(text) as Record<string, any>);
     // pino joins the cause chain into the message.
     expect(failure).toMatchObject({ server: 'leaky', err: { message: 'connect failed: spawn /opt/mcp ENOENT' } });
     expect(line).toMatchObject({ line: `token is ${REDACTED}`, msg: `stderr ${REDACTED}` });

@@ -14,7 +14,9 @@
  * and so short a value protects nothing anyway.
  */
 import { errorMessage } from './error-message.ts';
+import type { ExecutorLogger } from './logger.ts';
 import { ExecutorError } from './types.ts';
+import type { ExecutorCall } from './types.ts';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -128,4 +130,30 @@ function isPlainObject(value: object): boolean {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * An executor's `invoke` around `attempt`: the one place its outputs and errors leave for the run's
+ * records, so both are redacted here — the output with {@link Redactor.value}, a failure with
+ * {@link Redactor.executorError} (always an ExecutorError), logged at debug as `failed` with
+ * `fields(call)`, the call's context and attempt.
+ */
+export function redactedInvoke(
+  redactor: Redactor,
+  logger: ExecutorLogger,
+  failed: string,
+  fields: Record<string, unknown>,
+  attempt: (call: ExecutorCall) => Promise<unknown>,
+): (call: ExecutorCall) => Promise<unknown> {
+  return async (call) => {
+    let output: unknown;
+    try {
+      output = await attempt(call);
+    } catch (error) {
+      const redacted = redactor.executorError(error);
+      logger.debug({ ...fields, ...call.context, attempt: call.attempt, err: redacted }, failed);
+      throw redacted;
+    }
+    return redactor.value(output);
+  };
 }
