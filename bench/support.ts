@@ -7,10 +7,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { normalizeDefinition, type DefinitionChecks, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
-import { buildApp } from '@switchyard/api';
-import { CelEngine, RunEngine, createExecutorRegistry, definitionChecks, systemClock, type ExecutorRegistry } from '@switchyard/runner';
-import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { normalizeDefinition, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { buildApp, loadConfig, openServices, type OpenServices } from '@switchyard/api';
+import { openEmbeddedStore } from '@switchyard/store';
 
 /**
  * The integer `raw` (a command-line value) of option `--name`, checked to lie in [`min`, `max`].
@@ -34,18 +33,10 @@ export function echoStep(name: string, config: Record<string, unknown> = {}, ext
   return { name, nodeType: 'step', executorKey: 'builtin.echo', config, ...extra } as WorkflowNodeInput;
 }
 
-/** The services of one engine: the embedded store, its repositories, the built-in executors, CEL and the engine. */
-export interface BenchServices {
+/** The services of one engine (see {@link openBenchServices}), and where its store keeps its files. */
+export interface BenchServices extends OpenServices {
   /** The data directory, or null in memory. */
   readonly dataDir: string | null;
-  readonly store: DocumentStore;
-  readonly repos: Repositories;
-  readonly executors: ExecutorRegistry;
-  readonly engine: RunEngine;
-  /** Save-time checks of definitions (executor keys, CEL). */
-  readonly checks: DefinitionChecks;
-  /** Closes engine, executors and store, in that order. */
-  close(): Promise<void>;
 }
 
 /** Options of {@link openBenchServices}. */
@@ -60,30 +51,20 @@ export interface BenchServicesOptions {
 }
 
 /**
- * Opens the embedded store (with `dataDir`, locked and replayed), its repositories, a registry
- * of the built-in executors only (no MCP server, no HTTP) and a silent engine. Rejects with the
+ * The server's composition root (`openServices`) on the embedded store (with `dataDir`, locked and
+ * replayed; in memory when null), with the example registry (nothing in it starts until used: the
+ * benches run the built-ins only), a silent logger and no background work. Rejects with the
  * store's errors (e.g. the data directory locked by another process).
  */
 export async function openBenchServices(options: BenchServicesOptions): Promise<BenchServices> {
   const store = await openEmbeddedStore({ dataDir: options.dataDir, compactionMinEntries: options.compactionMinEntries });
-  const repos = await openRepositories(store);
-  const executors = createExecutorRegistry({}, { baseDir: tmpdir() });
-  const cel = new CelEngine();
-  const engine = new RunEngine({ repos, executors, cel, logger: pino({ level: 'silent' }) });
-  return {
-    dataDir: options.dataDir,
-    store,
-    repos,
-    executors,
-    engine,
-    checks: definitionChecks(executors, cel),
-    async close() {
-      await engine.close();
-      await executors.close();
-      await store.close();
-    },
-  };
+  const config = loadConfig({ DATA_DIR: options.dataDir ?? join(tmpdir(), 'switchyard-bench'), SWITCHYARD_MAX_NODES: String(BENCH_MAX_NODES) });
+  const services = await openServices(config, pino({ level: 'silent' }), { store, background: false });
+  return { dataDir: options.dataDir, ...services };
 }
+
+/** The node limit of bench definitions (the long chain has 2,000 steps). */
+const BENCH_MAX_NODES = 5_000;
 
 /** A workflow saved through the repositories: its id and normalized nodes. */
 export interface BenchWorkflow {
@@ -135,10 +116,7 @@ export interface BenchApp {
  * `services` and listens on 127.0.0.1 on a free port. Rejects with Fastify's errors.
  */
 export async function startBenchApp(services: BenchServices): Promise<BenchApp> {
-  const app = await buildApp({
-    services: { repos: services.repos, engine: services.engine, executors: services.executors, checks: services.checks, clock: systemClock },
-    docs: false,
-  });
+  const app = await buildApp({ services, docs: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error(`unexpected server address ${String(address)}`);

@@ -70,7 +70,7 @@ export const QUICK_SIZES: SuiteSizes = {
 };
 
 /** Where the definition node limit lives (reported when it refuses the long chain). */
-const NODE_LIMIT_SOURCE = 'DEFINITION_LIMITS.maxNodes in packages/domain/src/validation.ts';
+const NODE_LIMIT_SOURCE = 'SWITCHYARD_MAX_NODES (DefinitionChecks.maxNodes, default DEFAULT_MAX_NODES in packages/domain/src/validation.ts)';
 
 /** The error summary of a run whose output exceeded SWITCHYARD_MAX_OUTPUT_BYTES. */
 const OUTPUT_TOO_LARGE = /output too large/;

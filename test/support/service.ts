@@ -1,5 +1,6 @@
 /**
- * End-to-end test support: the real Switchyard app listening on a real port, spoken to over HTTP
+ * End-to-end test support: the real Switchyard app (built by the server's composition root,
+ * `openServices`) listening on a real port, spoken to over HTTP
  * with the global `fetch`.
  *
  * Store: MongoDB when `MONGODB_URI` is set (a fresh database `switchyard_test_<random>`, emptied
@@ -15,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { Authenticator, buildApp, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
-import { CelEngine, RunEngine, TimeoutSweeper, definitionChecks, loadExecutorRegistry, systemClock, type DownstreamTokenMinter } from '@switchyard/runner';
-import { openEmbeddedStore, openMongoStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
+import type { DownstreamTokenMinter, RunEngine, TimeoutSweeper } from '@switchyard/runner';
+import { openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
 export const EXAMPLE_REGISTRY = fileURLToPath(new URL('../../examples/executors.json', import.meta.url));
@@ -59,6 +60,8 @@ export interface WaitOptions {
   until?: readonly string[];
   /** Default 15 s. */
   timeoutMs?: number;
+  /** Time between two polls, ms (default 20). */
+  pollMs?: number;
 }
 
 export interface StartOptions {
@@ -112,7 +115,7 @@ export interface TestService {
   enable(id: string): Promise<any>;
   /** POST /workflows/{id}/runs; returns the raw response (202 expected). */
   trigger(id: string, body?: Record<string, unknown>): Promise<ApiResponse>;
-  /** Polls the run detail every 20 ms until its status is in `until`; throws with the last status on timeout. */
+  /** Polls the run detail every `pollMs` (20 ms) until its status is in `until`; throws with the last status on timeout. */
   waitForRun(workflowId: string, runId: string, options?: WaitOptions): Promise<any>;
   /** Creates, enables and triggers a workflow; does not wait. Throws unless the trigger answers 202. */
   startRun(body: Record<string, unknown>, initialInput?: Record<string, unknown>): Promise<{ workflowId: string; runId: string }>;
@@ -210,24 +213,28 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     if (errors.length > 0) throw errors[0];
   };
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  // Closed by the services once they are open; this is for a failure before that.
   cleanups.push(() => store.close());
-  if (mongodbUri) {
-    cleanups.push(() => Promise.all(COLLECTIONS.map((name) => store.collection(name).deleteMany({}))));
-  }
 
   try {
-    const repos = await openRepositories(store);
-    const executors = await loadExecutorRegistry({ file: options.registryFile ?? EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
-    cleanups.push(() => executors.close());
-    const cel = new CelEngine();
-    const logger = pino({ level: 'silent' });
-    const engine = new RunEngine({ repos, executors, cel, logger, random: () => 0, ...(options.downstreamTokens ? { downstreamTokens: options.downstreamTokens } : {}) });
-    cleanups.push(() => engine.close());
-    const sweeper = new TimeoutSweeper({ repos, wake: (id) => engine.start(id), engine, logger, intervalMs: options.sweepIntervalMs ?? 50 });
-    sweeper.start();
-    // Stopped before the engine closes (cleanups run in reverse), so no timeout wakes a closed engine.
-    cleanups.push(async () => sweeper.stop());
-    const services = { repos, engine, executors, checks: definitionChecks(executors, cel), clock: systemClock };
+    // The server's composition root, with this instance's store, directory and seams.
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      SWITCHYARD_EXECUTORS: options.registryFile ?? EXAMPLE_REGISTRY,
+      SWITCHYARD_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 50),
+    });
+    const services = await openServices(config, pino({ level: 'silent' }), {
+      store,
+      background: { sweeper: true, recovery: false, retention: false },
+      random: () => 0,
+      downstreamTokens: options.downstreamTokens,
+    });
+    cleanups.push(() => services.close());
+    if (mongodbUri) {
+      // Before the services close the store (cleanups run in reverse).
+      cleanups.push(() => Promise.all(COLLECTIONS.map((name) => store.collection(name).deleteMany({}))));
+    }
+    const { repos, engine, sweeper } = services;
     const authenticator = options.trustProxyIdentity ? await Authenticator.create({ modes: [], trustProxyIdentity: true }) : undefined;
     const app = await buildApp({ services, docs: true, authenticator, ...options.edge });
     cleanups.push(() => app.close());
@@ -274,7 +281,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
           if (Date.now() > deadline) {
             throw new Error(`run ${runId} did not reach ${until.join('|')} in time; last: ${describeResponse(last)}`);
           }
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20));
         }
       },
       async startRun(body, initialInput) {

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
+import { DEFAULT_MAX_NODES } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 
@@ -31,6 +32,8 @@ export interface ServiceConfig {
   sweepIntervalMs: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
   maxOutputBytes: number;
+  /** Most nodes one workflow definition may have, every level counted. */
+  maxNodes: number;
   /** Ended runs older than this many days are deleted; null keeps them. */
   runRetentionDays: number | null;
   /** Ended runs kept per workflow (the newest); null keeps all. */
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     parallelLimit: integer(env, 'SWITCHYARD_PARALLEL_LIMIT', 8, 1, 1_000),
     sweepIntervalMs: integer(env, 'SWITCHYARD_SWEEP_INTERVAL_MS', 1_000, 10, 3_600_000),
     maxOutputBytes: integer(env, 'SWITCHYARD_MAX_OUTPUT_BYTES', DEFAULT_MAX_OUTPUT_BYTES, 1_024, 8 * 1024 * 1024),
+    maxNodes: integer(env, 'SWITCHYARD_MAX_NODES', DEFAULT_MAX_NODES, 1, 100_000),
     runRetentionDays: optionalInteger(env, 'SWITCHYARD_RUN_RETENTION_DAYS', 1, 36_500),
     runsKeptPerWorkflow: optionalInteger(env, 'SWITCHYARD_RUNS_KEPT_PER_WORKFLOW', 1, 10_000_000),
     retentionIntervalMs: integer(env, 'SWITCHYARD_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 86_400_000),

@@ -41,10 +41,15 @@ export interface DefinitionChecks {
   checkExpression(expression: string, kind: ExpressionKind): string | null;
   /** Problems of the `$cel` expressions inside a step `config`, each as `<json path>: <message>`. */
   checkConfig(config: Record<string, unknown>): string[];
+  /** Most nodes one definition may have, all levels counted (default {@link DEFAULT_MAX_NODES}). */
+  readonly maxNodes?: number;
 }
 
+/** Default of {@link DefinitionChecks.maxNodes} (`SWITCHYARD_MAX_NODES`). */
+export const DEFAULT_MAX_NODES = 2_000;
+
 /** Bounds that keep one definition reasonable to store and interpret. */
-export const DEFINITION_LIMITS = { maxNodes: 500, maxDepth: 20, maxA2aPool: 5, minParallelChildren: 2, minRouterChoices: 2 } as const;
+export const DEFINITION_LIMITS = { maxDepth: 20, maxA2aPool: 5, minParallelChildren: 2, minRouterChoices: 2 } as const;
 
 /**
  * Most iterations a chain of nested loops may run: the product of `maxIterations` along every
@@ -104,7 +109,8 @@ export function normalizeDefinition(nodes: readonly WorkflowNodeInput[], checks:
   const ctx: WalkContext = { checks, problems: [], ids: new Set(), count: 0 };
   if (nodes.length === 0) ctx.problems.push('A workflow needs at least one root node');
   const result = nodes.map((node, i) => normalizeNode(node, `nodes[${i}]`, 1, [], ctx));
-  if (ctx.count > DEFINITION_LIMITS.maxNodes) ctx.problems.push(`A workflow may have at most ${DEFINITION_LIMITS.maxNodes} nodes, this one has ${ctx.count}`);
+  const maxNodes = checks.maxNodes ?? DEFAULT_MAX_NODES;
+  if (ctx.count > maxNodes) ctx.problems.push(`A workflow may have at most ${maxNodes} nodes, this one has ${ctx.count}`);
   if (ctx.problems.length > 0) {
     const head = ctx.problems.length === 1 ? ctx.problems[0]! : `${ctx.problems.length} problems: ${ctx.problems.join('; ')}`;
     throw new InvalidRequestError(`Invalid workflow definition: ${head}`, ctx.problems);

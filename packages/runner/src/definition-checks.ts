@@ -3,7 +3,7 @@
  * exist, may it stand in an `a2aPool` (by its kind), does a CEL expression compile with the
  * variables of its place.
  */
-import type { DefinitionChecks, ExpressionKind } from '@switchyard/domain';
+import { DEFAULT_MAX_NODES, type DefinitionChecks, type ExpressionKind } from '@switchyard/domain';
 import { ROUTER_VARIABLES, STEP_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
 import { findKind } from './executors/kinds.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
@@ -26,9 +26,13 @@ function checkPoolMember(executors: ExecutorRegistry, key: string): string | nul
   return null;
 }
 
-/** DefinitionChecks backed by the loaded executor registry and the CEL engine. */
-export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine): DefinitionChecks {
+/**
+ * DefinitionChecks backed by the loaded executor registry and the CEL engine; `options.maxNodes`
+ * bounds the nodes of one definition (default {@link DEFAULT_MAX_NODES}, `SWITCHYARD_MAX_NODES`).
+ */
+export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine, options: { maxNodes?: number } = {}): DefinitionChecks {
   return {
+    maxNodes: options.maxNodes ?? DEFAULT_MAX_NODES,
     hasExecutor: (key) => executors.has(key),
     checkPoolMember: (key) => checkPoolMember(executors, key),
     checkExpression: (expression, kind) => {

@@ -17,6 +17,7 @@ import {
   loadExecutorRegistry,
   systemClock,
   type Clock,
+  type DownstreamTokenMinter,
   type ExecutorRegistry,
   type Logger,
 } from '@switchyard/runner';
@@ -43,29 +44,55 @@ export interface AppServices {
 export interface OpenServices extends AppServices {
   /** Who may call the API (`config.auth`): hand it to `buildApp`. */
   authenticator: Authenticator;
+  /** Decides HITL gates past their timeout (started unless `background` says otherwise). */
+  sweeper: TimeoutSweeper;
   store: DocumentStore;
   executors: ExecutorRegistry;
   engine: RunEngine;
   close(): Promise<void>;
 }
 
+/** What a caller other than the server may change about {@link openServices}. */
+export interface OpenServicesOptions {
+  /**
+   * Which background work starts: the recovery scan of runs without an owner, the HITL timeout
+   * sweeper, the retention sweeper. `true` (default): all; `false`: none.
+   */
+  background?: boolean | { recovery?: boolean; sweeper?: boolean; retention?: boolean };
+  /** A store the caller opened (a test's own MongoDB database, an in-memory embedded store); closed by `close()`. Default: opened from `config`. */
+  store?: DocumentStore;
+  /** The environment the registry expands (default: this process's, with `DATA_DIR` = `config.dataDir`). */
+  registryEnv?: NodeJS.ProcessEnv;
+  /** Jitter of retry backoff, [0, 1) (tests make it deterministic). */
+  random?: () => number;
+  /** Mints downstream tokens (default: from `config.downstreamToken`). */
+  downstreamTokens?: DownstreamTokenMinter;
+}
+
 /**
- * Builds the authenticator (reading the API keys file) and the downstream token minter, opens the
- * store (embedded unless `mongodbUri`), creates indexes, loads the executor registry,
- * and starts the background work: recovery of runs left without an owner, the HITL timeout
- * sweeper and, when a retention policy is configured, the retention sweeper (unless
- * `background: false`). Throws when the registry file is invalid or the store
- * cannot be opened.
+ * The composition root of the server, the tests and the benches: builds the authenticator
+ * (reading the API keys file) and the downstream token minter, opens the store (embedded unless
+ * `mongodbUri`, or the one given) and its indexes, loads the executor registry, builds CEL, the
+ * engine and the sweepers, and starts the background work `options.background` names. Throws when
+ * the registry file, the auth configuration or the store is unusable (closing what it opened).
  */
-export async function openServices(config: ServiceConfig, logger: Logger, options: { background?: boolean } = {}): Promise<OpenServices> {
+export async function openServices(config: ServiceConfig, logger: Logger, options: OpenServicesOptions = {}): Promise<OpenServices> {
   await mkdir(join(config.dataDir, 'files'), { recursive: true });
   // Before the store: a bad keys file or JWT setting stops the start before anything is opened.
   const authenticator = await Authenticator.create(config.auth);
-  const downstreamTokens = config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken);
-  const store = await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger });
+  const downstreamTokens = options.downstreamTokens ?? (config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken));
+  const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger }));
+  const opened: Array<() => Promise<void>> = [() => store.close()];
+  let closing: Promise<void> | undefined;
+  // In the reverse order of opening; once.
+  const closeAll = (): Promise<void> =>
+    (closing ??= (async () => {
+      for (const close of [...opened].reverse()) await close();
+    })());
   try {
     const repos = await openRepositories(store);
-    const executors = await loadExecutorRegistry({ file: config.executorsFile, logger });
+    const executors = await loadExecutorRegistry({ file: config.executorsFile, logger, env: options.registryEnv ?? { ...process.env, DATA_DIR: config.dataDir } });
+    opened.push(() => executors.close());
     const cel = new CelEngine();
     const engine = new RunEngine({
       repos,
@@ -77,8 +104,12 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       parallelLimit: config.parallelLimit,
       maxOutputBytes: config.maxOutputBytes,
       downstreamTokens,
+      random: options.random,
     });
+    opened.push(() => engine.close());
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, intervalMs: config.sweepIntervalMs });
+    // Stopped before the engine closes, so that no timeout wakes a closed engine.
+    opened.push(() => sweeper.stop());
     const retention = new RetentionSweeper({
       repos,
       store,
@@ -87,31 +118,26 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       keepPerWorkflow: config.runsKeptPerWorkflow,
       intervalMs: config.retentionIntervalMs,
     });
-    if (options.background !== false) {
-      engine.startRecovery();
-      sweeper.start();
-      retention.start();
-    }
+    opened.push(() => retention.stop());
+    const background = typeof options.background === 'object' ? options.background : { recovery: options.background !== false, sweeper: options.background !== false, retention: options.background !== false };
+    if (background.recovery) engine.startRecovery();
+    if (background.sweeper) sweeper.start();
+    if (background.retention) retention.start();
     return {
       authenticator,
       store,
       repos,
       executors,
       engine,
-      checks: definitionChecks(executors, cel),
+      sweeper,
+      checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes }),
       clock: systemClock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
-      async close() {
-        await retention.stop();
-        await sweeper.stop();
-        await engine.close();
-        await executors.close();
-        await store.close();
-      },
+      close: closeAll,
     };
   } catch (error) {
-    await store.close();
+    await closeAll();
     throw error;
   }
 }
