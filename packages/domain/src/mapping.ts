@@ -38,12 +38,30 @@ export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
 
 /** `fooBarBaz` -> `foo_bar_baz`. */
 export function camelToSnake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return memoized(TO_SNAKE, key, () => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 }
 
 /** `foo_bar_baz` -> `fooBarBaz`. */
 export function snakeToCamel(key: string): string {
-  return key.replace(/(?<=[a-z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return memoized(TO_CAMEL, key, () => key.replace(/(?<=[a-z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+}
+
+/**
+ * Renamed field names: structural keys are the schema's few hundred names, renamed on every read
+ * and write. Bounded all the same (emptied when full), should a caller map keys it does not know.
+ */
+const TO_SNAKE = new Map<string, string>();
+const TO_CAMEL = new Map<string, string>();
+const MAX_MEMOIZED_KEYS = 10_000;
+
+function memoized(memo: Map<string, string>, key: string, rename: () => string): string {
+  let renamed = memo.get(key);
+  if (renamed === undefined) {
+    if (memo.size >= MAX_MEMOIZED_KEYS) memo.clear();
+    renamed = rename();
+    memo.set(key, renamed);
+  }
+  return renamed;
 }
 
 /** True for `{}`-style objects (not arrays, Dates, ObjectIds or other class instances). */
@@ -64,11 +82,30 @@ function unescapeKey(key: string): string {
   return key.includes('~') ? key.replace(/~([tpd0])/g, (_, c: string) => UNESCAPES[c]!) : key;
 }
 
+/**
+ * User data with `mapKey` applied to every key, deep. Returned as it is when no key changes (the
+ * usual case: keys without `~ . $ \0`): both directions hand their result to a store that copies
+ * it (write) or got a private copy from one (read), so sharing is safe and saves a deep copy.
+ */
 function mapOpaque(value: unknown, mapKey: (key: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((v) => mapOpaque(v, mapKey));
+  return keysChange(value, mapKey) ? copyOpaque(value, mapKey) : value;
+}
+
+/** True when `mapKey` changes some key of `value`, deep (walks without allocating). */
+function keysChange(value: unknown, mapKey: (key: string) => string): boolean {
+  if (Array.isArray(value)) return value.some((v) => keysChange(v, mapKey));
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    if (mapKey(key) !== key || keysChange(value[key], mapKey)) return true;
+  }
+  return false;
+}
+
+function copyOpaque(value: unknown, mapKey: (key: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => copyOpaque(v, mapKey));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[mapKey(k)] = mapOpaque(v, mapKey);
+  for (const [k, v] of Object.entries(value)) out[mapKey(k)] = copyOpaque(v, mapKey);
   return out;
 }
 
