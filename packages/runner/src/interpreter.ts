@@ -155,7 +155,9 @@ export class Interpreter {
     return {
       input: this.input,
       previous_step_content: scope.previous ?? null,
-      previous_step_outputs: { ...this.outputs },
+      // The live map, not a copy (a copy per node made long chains quadratic): CEL only reads it,
+      // converting what an expression touches.
+      previous_step_outputs: this.outputs,
       additional_data: { triggerSource: this.deps.ledger.run.triggerSource },
       session_state: {},
       loop_state: scope.loopState,
