@@ -128,7 +128,7 @@ export class RunLedger {
    * execution also records progress on the run (poison-run protection, see the engine).
    */
   async end(nodeRun: NodeRunRecord, end: NodeRunEnd): Promise<void> {
-    const updated = await this.repos.nodeRuns.end(nodeRun.id, end, this.clock.now());
+    const updated = await this.repos.nodeRuns.end(nodeRun.id, end, this.clock.now(), nodeRun.inputSnapshot);
     if (updated) this.memo.set(nodeRunKey(updated.nodeId, updated.iterationPath), updated);
     if (!this.progressRecorded) {
       this.progressRecorded = true;

@@ -53,7 +53,7 @@ async function run(workflowId: string, finishedAt: Date, ended = true): Promise<
   );
   await repos.events.append({ runId: created.id, workflowDefinitionId: workflowId, type: 'run.started', payload: {} }, finishedAt);
   if (ended) {
-    await repos.nodeRuns.end(nodeRun.id, { status: 'completed', outputSnapshot: { ok: true } }, finishedAt);
+    await repos.nodeRuns.end(nodeRun.id, { status: 'completed', outputSnapshot: { ok: true } }, finishedAt, null);
     await repos.events.append({ runId: created.id, workflowDefinitionId: workflowId, type: 'run.completed', payload: {} }, finishedAt);
     await repos.runs.finish(created.id, 'owner', { status: 'completed', finalOutput: { ok: true } }, finishedAt);
   }

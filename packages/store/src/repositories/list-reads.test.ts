@@ -78,11 +78,11 @@ describe('NodeRuns.tallyByRuns', () => {
     const start = (runId: string, nodeId: string, iterationPath = '') =>
       repos.nodeRuns.startAttempt({ runId, workflowDefinitionId: workflowId, nodeId, nodeName: nodeId, nodeType: 'step', iterationPath, inputSnapshot: null }, at(1));
     const loop = await start(busy, 'loop');
-    for (const i of [1, 2, 3]) await repos.nodeRuns.end((await start(busy, 'tick', String(i))).id, { status: 'completed' }, at(2));
+    for (const i of [1, 2, 3]) await repos.nodeRuns.end((await start(busy, 'tick', String(i))).id, { status: 'completed' }, at(2), null);
     await start(busy, 'tick', '4');
     await repos.nodeRuns.markAwaiting({ runId: busy, workflowDefinitionId: workflowId, nodeId: 'gate', nodeName: 'gate', nodeType: 'step', iterationPath: '4' }, at(3));
-    await repos.nodeRuns.end((await start(quiet, 'a')).id, { status: 'failed', error: 'x' }, at(2));
-    await repos.nodeRuns.end((await start(quiet, 'b')).id, { status: 'skipped' }, at(2));
+    await repos.nodeRuns.end((await start(quiet, 'a')).id, { status: 'failed', error: 'x' }, at(2), null);
+    await repos.nodeRuns.end((await start(quiet, 'b')).id, { status: 'skipped' }, at(2), null);
 
     const find = store.collection('node_runs').find.bind(store.collection('node_runs'));
     let reads = 0;

@@ -50,7 +50,10 @@ const SNAPSHOT_DOCUMENT_FIELDS: Record<SnapshotField, string> = {
   originalOutputSnapshot: 'original_output_snapshot',
 };
 
-/** Projection that leaves every snapshot out. */
+/**
+ * Projection that leaves every snapshot out: for lists, and for writes that return the node run
+ * (snapshots can be megabytes, and the writer holds them already).
+ */
 const WITHOUT_SNAPSHOTS = { input_snapshot: 0, output_snapshot: 0, original_output_snapshot: 0 };
 
 
@@ -145,7 +148,8 @@ export class NodeRuns {
   /**
    * Starts the next attempt of a node run (creating it on the first): status `running`,
    * `attempt` + 1, the input snapshot of this attempt, previous error cleared. `started_at` is
-   * the first attempt's start.
+   * the first attempt's start. The snapshots are not read back: the record carries the input
+   * snapshot given (an attempt's output snapshots are null).
    */
   async startAttempt(start: NodeRunStart, now: Date): Promise<NodeRunRecord> {
     const doc = await this.collection.findOneAndUpdate(
@@ -172,9 +176,9 @@ export class NodeRuns {
         },
         $inc: { attempt: 1 },
       },
-      { upsert: true },
+      { upsert: true, projection: WITHOUT_SNAPSHOTS },
     );
-    return toRecord(doc!);
+    return { ...toRecord(doc!), inputSnapshot: start.inputSnapshot ?? null, outputSnapshot: null, originalOutputSnapshot: null };
   }
 
   /**
@@ -210,8 +214,12 @@ export class NodeRuns {
     return doc ? toRecord(doc) : null;
   }
 
-  /** Records how the current attempt (or the node) ended. Returns the updated node run. */
-  async end(nodeRunId: string, end: NodeRunEnd, now: Date): Promise<NodeRunRecord | null> {
+  /**
+   * Records how the current attempt (or the node) ended. Returns the updated node run (null when
+   * it does not exist); its snapshots are not read back: the output snapshots are those of `end`,
+   * the input snapshot is `inputSnapshot`, the one the caller holds.
+   */
+  async end(nodeRunId: string, end: NodeRunEnd, now: Date, inputSnapshot: unknown): Promise<NodeRunRecord | null> {
     const doc = await this.collection.findOneAndUpdate(
       { _id: oid(nodeRunId) },
       {
@@ -227,8 +235,10 @@ export class NodeRuns {
           updated_at: now,
         },
       },
+      { projection: WITHOUT_SNAPSHOTS },
     );
-    return doc ? toRecord(doc) : null;
+    if (!doc) return null;
+    return { ...toRecord(doc), inputSnapshot, outputSnapshot: end.outputSnapshot ?? null, originalOutputSnapshot: end.originalOutputSnapshot ?? null };
   }
 
   /**
