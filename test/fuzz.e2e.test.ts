@@ -34,7 +34,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '@switchyard/api';
+import { buildApp, loadConfig, openServices, type OpenServices } from '@switchyard/api';
 import {
   AllRunsQuery,
   ApprovalListQuery,
@@ -53,8 +53,7 @@ import {
   WorkflowListQuery,
   WorkflowUpdateBody,
 } from '@switchyard/domain';
-import { CelEngine, RunEngine, definitionChecks, loadExecutorRegistry, systemClock, type ExecutorRegistry } from '@switchyard/runner';
-import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { openEmbeddedStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import { schemaCompiler, type OpenApiDocument } from '../apps/api/test/openapi-document.ts';
 import {
   codePointString,
@@ -135,8 +134,8 @@ let store: DocumentStore;
 /** What the app writes (through `repos`): documents per collection and in-place updates. */
 let writes: WriteLog;
 let repos: Repositories;
-let executors: ExecutorRegistry;
-let engine: RunEngine;
+let services: OpenServices;
+let engine: OpenServices['engine'];
 let app: FastifyInstance;
 let compile: ReturnType<typeof schemaCompiler>;
 let document: OpenApiDocument;
@@ -151,12 +150,11 @@ beforeAll(async () => {
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as { level: number }) });
   store = await openEmbeddedStore({ dataDir: null });
   writes = await recordWrites(store);
-  repos = await openRepositories(writes.store);
-  executors = await loadExecutorRegistry({ file: EXAMPLE_REGISTRY, env: { ...process.env, DATA_DIR: dataDir } });
-  const cel = new CelEngine();
-  // No sweeper and no recovery scan: nothing writes in the background but the runs this file starts (awaited with engine.idle()).
-  engine = new RunEngine({ repos, executors, cel, logger, random: () => 0 });
-  app = await buildApp({ services: { repos, engine, executors, checks: definitionChecks(executors, cel), clock: systemClock, logger }, logger, docs: false });
+  // The server's composition root on the recorded store. No background work: nothing writes but
+  // the runs this file starts (awaited with engine.idle()).
+  services = await openServices(loadConfig({ DATA_DIR: dataDir, SWITCHYARD_EXECUTORS: EXAMPLE_REGISTRY }), logger, { store: writes.store, background: false, random: () => 0 });
+  ({ repos, engine } = services);
+  app = await buildApp({ services, logger, docs: false });
   await app.ready();
   document = JSON.parse(JSON.stringify(app.swagger())) as OpenApiDocument;
   compile = schemaCompiler(document);
@@ -173,8 +171,7 @@ afterAll(async () => {
     for (const [test, counts] of stats) console.log(`${[...counts.values()].reduce((a, b) => a + b, 0)} requests ${JSON.stringify(Object.fromEntries(counts))}: ${test}`);
   }
   await app?.close();
-  await engine?.close();
-  await executors?.close();
+  await services?.close();
   await store?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
   expect(logged.filter((line) => line.level >= 50), 'errors logged while fuzzing').toEqual([]);
