@@ -31,6 +31,28 @@ export function encodeDocument(doc: Document): Uint8Array {
   return bytes;
 }
 
+/** Bytes of BSON of `doc` (without encoding it). */
+export function documentBytes(doc: Document): number {
+  return BSON.calculateObjectSize(doc);
+}
+
+/**
+ * Bytes the top-level `fields` of `doc` take in its BSON (absent fields none): a document's size
+ * is 5 plus the sum of its fields', so sizes can be updated by difference.
+ */
+export function fieldBytes(doc: Document, fields: Iterable<string>): number {
+  const subset: Document = {};
+  for (const field of fields) if (field in doc) subset[field] = doc[field];
+  return BSON.calculateObjectSize(subset) - EMPTY_DOCUMENT_BYTES;
+}
+
+const EMPTY_DOCUMENT_BYTES = 5;
+
+/** Throws a DocumentTooLargeError when a document of `bytes` of BSON is over MongoDB's 16 MiB limit. */
+export function assertDocumentSize(bytes: number): void {
+  if (bytes > MAX_DOCUMENT_BYTES) throw new DocumentTooLargeError(`document is ${bytes} bytes of BSON, over MongoDB's 16 MiB limit`);
+}
+
 /** The document held by BSON `bytes` (driver defaults: numbers promoted, RegExp native). Throws on malformed BSON. */
 export function decodeDocument(bytes: Uint8Array): Document {
   return BSON.deserialize(bytes);

@@ -76,7 +76,8 @@ describe.skipIf(skipReason)('embedded store on a full disk (private tmpfs)', () 
 
     // Still full: still refused, still clean, no restart involved.
     await expect(items.insertOne({ _id: failed, seq: failed, payload: 'x'.repeat(1_500) })).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(items.updateOne({ _id: 0 }, { $set: { touched: true } })).rejects.toBeInstanceOf(StoreUnavailableError);
+    // An update journals only the fields it changes: one larger than the insert that did not fit.
+    await expect(items.updateOne({ _id: 0 }, { $set: { touched: 'y'.repeat(4_000) } })).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(await items.findOne({ _id: 0 }, { projection: { touched: 1 } })).toEqual({ _id: 0 });
     expect(cleanJournalEntries(dataDir)).toBe(1 + failed);
 

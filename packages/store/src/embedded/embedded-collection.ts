@@ -22,14 +22,26 @@ import type {
 import { requireId } from '../require-id.ts';
 import { canonicalKey } from './canonical-key.ts';
 import { CollectionIndexes } from './collection-indexes.ts';
-import { cloneStored, decodeDocument, encodeDocument, isNormalized, normalizeDocument } from './copy.ts';
+import { assertDocumentSize, cloneStored, decodeDocument, documentBytes, encodeDocument, fieldBytes, isNormalized, normalizeDocument } from './copy.ts';
 import { DuplicateKeyError } from './errors.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
-import type { JournalEntry } from './journal-entry.ts';
+import { applyPatch, type JournalEntry } from './journal-entry.ts';
 import { indexablePins } from './pinned-fields.ts';
 import { compileFilter, projectDocument, selectDocuments, type Selection } from './query.ts';
 import { sortSpec } from './sort-spec.ts';
-import { applyUpdate, parseUpdate, upsertDocument, type ParsedUpdate } from './update.ts';
+import { applyUpdate, parseUpdate, touchedFields, upsertDocument, type ParsedUpdate } from './update.ts';
+
+/** The fields of `doc` named by `like`'s keys. */
+function pick(doc: Document, like: Document): Document {
+  const picked: Document = {};
+  for (const field of Object.keys(like)) picked[field] = doc[field];
+  return picked;
+}
+
+/** `doc` as a BSON round trip makes it (values BSON converts: undefined to null, ...). */
+function cloneThroughBson(doc: Document): Document {
+  return decodeDocument(encodeDocument(doc));
+}
 
 /** How a collection makes its changes durable: the store's journal, written by group commit (group-commit.ts). */
 export interface CommitLog {
@@ -54,6 +66,8 @@ export class EmbeddedCollection implements DocumentCollection {
   readonly #log: CommitLog;
   readonly #documents: Map<string, Document>;
   readonly #indexes: CollectionIndexes;
+  /** Bytes of BSON of live documents, by canonical key, as far as known (see {@link #bytesOf}). */
+  readonly #sizes = new Map<string, number>();
 
   /**
    * A collection named `name` writing through `log`, holding `documents` (canonical `_id` key →
@@ -202,6 +216,7 @@ export class EmbeddedCollection implements DocumentCollection {
         { op: 'delete', collection: this.collectionName, id: target._id },
         () => {
           this.#documents.delete(docKey);
+          this.#sizes.delete(docKey);
           this.#indexes.remove(docKey, target);
         },
         // Back in the Map, but last in its (natural, unsorted) order.
@@ -220,25 +235,54 @@ export class EmbeddedCollection implements DocumentCollection {
    * it is BSON-normalized (the update's values are normalized copies), which is the rule; it is
    * decoded from those bytes otherwise (e.g. `$unset` of an array element leaves `undefined`).
    */
+  /**
+   * Applies `update` to the live `target` by copy on write: only the top-level fields the update
+   * touches are copied (the rest is shared with `target`, which stays as it was), and the journal
+   * gets a `patch` of those fields, not the whole document. Returns the new live document, or
+   * `target` when nothing changed. Throws a DocumentTooLargeError past 16 MiB, a DuplicateKeyError
+   * on a unique clash, BSON's error for values it cannot hold; nothing is changed then.
+   */
   #update(target: Document, update: ParsedUpdate, filter: Filter<Document>): Document {
-    const working = cloneStored(target);
+    const touched = touchedFields(update);
+    const working: Document = { ...target };
+    for (const field of touched) if (field in target) working[field] = cloneStored(target[field]);
     if (!applyUpdate(working, update, filter)) return target;
-    const bytes = encodeDocument(working);
-    const updated = isNormalized(working) ? working : decodeDocument(bytes);
+    const set: Document = {};
+    const unset: string[] = [];
+    for (const field of touched) {
+      if (field in working) set[field] = working[field];
+      else if (field in target) unset.push(field);
+    }
+    // Operator values were normalized by parseUpdate; what the operators computed (e.g. $inc) is too.
+    const updated = isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
     const docKey = canonicalKey(target._id);
+    const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + fieldBytes(updated, touched);
+    assertDocumentSize(bytes);
     this.#indexes.assertUnique(docKey, updated);
     this.#log.commit(
-      { op: 'put', collection: this.collectionName, document: updated, bytes },
+      { op: 'patch', collection: this.collectionName, id: target._id, set: pick(updated, set), unset },
       () => {
         this.#documents.set(docKey, updated);
+        this.#sizes.set(docKey, bytes);
         this.#indexes.replace(docKey, target, updated);
       },
       () => {
         this.#documents.set(docKey, target);
+        this.#sizes.delete(docKey);
         this.#indexes.replace(docKey, updated, target);
       },
     );
     return updated;
+  }
+
+  /** Bytes of BSON of the live document `doc` under `docKey` (measured once, then kept up to date). */
+  #bytesOf(docKey: string, doc: Document): number {
+    let bytes = this.#sizes.get(docKey);
+    if (bytes === undefined) {
+      bytes = documentBytes(doc);
+      this.#sizes.set(docKey, bytes);
+    }
+    return bytes;
   }
 
   /** Inserts the document an upsert of `filter` with `update` creates; returns it (live). */
@@ -260,10 +304,12 @@ export class EmbeddedCollection implements DocumentCollection {
       { op: 'put', collection: this.collectionName, document: doc, bytes },
       () => {
         this.#documents.set(docKey, doc);
+        this.#sizes.set(docKey, bytes.byteLength);
         this.#indexes.add(docKey, doc);
       },
       () => {
         this.#documents.delete(docKey);
+        this.#sizes.delete(docKey);
         this.#indexes.remove(docKey, doc);
       },
     );

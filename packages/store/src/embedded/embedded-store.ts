@@ -11,7 +11,7 @@ import { DataDir } from './data-dir.ts';
 import { EmbeddedCollection, type CommitLog } from './embedded-collection.ts';
 import { GroupCommit } from './group-commit.ts';
 import type { IndexDefinition } from './index-definition.ts';
-import type { JournalEntry } from './journal-entry.ts';
+import { applyPatch, type JournalEntry } from './journal-entry.ts';
 import type { JournalFileSystem } from './journal.ts';
 import { processWarning, type WarningSink } from './warnings.ts';
 
@@ -80,6 +80,13 @@ function replay(loaded: Map<string, LoadedCollection>, entry: JournalEntry): voi
     case 'put':
       collection.documents.set(canonicalKey(entry.document._id), entry.document);
       break;
+    case 'patch': {
+      const key = canonicalKey(entry.id);
+      const document = collection.documents.get(key);
+      if (document === undefined) throw new Error(`a patch of collection ${entry.collection} names a document that does not exist`);
+      collection.documents.set(key, applyPatch(document, entry));
+      break;
+    }
     case 'delete':
       collection.documents.delete(canonicalKey(entry.id));
       break;

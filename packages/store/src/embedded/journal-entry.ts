@@ -1,9 +1,11 @@
 /**
  * The entries of the embedded store's journal and snapshot files, and their one-line encoding.
  *
- * A line is JSON `{"op":"put"|"delete"|"index","coll":"<collection>","bson":"<base64>"}` where
- * `bson` holds, as BSON, the full new document (`put`), `{ _id }` (`delete`) or the index
- * definition (`index`). BSON rather than Extended JSON because EJSON would read user data such
+ * A line is JSON `{"op":"put"|"patch"|"delete"|"index","coll":"<collection>","bson":"<base64>"}`
+ * where `bson` holds, as BSON, the full new document (`put`), `{ _id, set, unset }` (`patch`: the
+ * top-level fields an update changed, with their new values, and those it removed), `{ _id }`
+ * (`delete`) or the index definition (`index`). Versions before `patch` existed cannot read a
+ * journal holding one (compaction rewrites the journal as `put`s). BSON rather than Extended JSON because EJSON would read user data such
  * as `{ "$date": ... }` or `{ "$ref": ..., "$id": ... }` back as typed values; BSON is exact.
  */
 import type { Document } from '../document-collection.ts';
@@ -20,6 +22,15 @@ export type JournalEntry =
       readonly document: Document;
       /** `document` encoded as BSON, when the writer already has it (saves encoding it again). */
       readonly bytes?: Uint8Array;
+    }
+  | {
+      readonly op: 'patch';
+      readonly collection: string;
+      readonly id: unknown;
+      /** Top-level fields with their whole new values. */
+      readonly set: Document;
+      /** Top-level fields removed. */
+      readonly unset: readonly string[];
     }
   | { readonly op: 'delete'; readonly collection: string; readonly id: unknown }
   | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition };
@@ -44,6 +55,13 @@ export function decodeEntry(line: string): JournalEntry {
     case 'put':
       if (payload._id === undefined) throw new Error('put entry holds a document without _id');
       return { op, collection, document: payload };
+    case 'patch': {
+      const { _id: id, set, unset } = payload;
+      if (id === undefined) throw new Error('patch entry lacks the _id');
+      if (typeof set !== 'object' || set === null || Array.isArray(set)) throw new Error('patch entry lacks its fields');
+      if (!Array.isArray(unset) || !unset.every((field) => typeof field === 'string')) throw new Error('patch entry lacks its removed fields');
+      return { op, collection, id, set: set as Document, unset: unset as string[] };
+    }
     case 'delete':
       if (payload._id === undefined) throw new Error('delete entry lacks the _id');
       return { op, collection, id: payload._id };
@@ -69,9 +87,21 @@ function payloadOf(entry: JournalEntry): Document {
   switch (entry.op) {
     case 'put':
       return entry.document;
+    case 'patch':
+      return { _id: entry.id, set: entry.set, unset: entry.unset };
     case 'delete':
       return { _id: entry.id };
     case 'index':
       return entry.index;
   }
+}
+
+/**
+ * `document` with the patch applied: a new object sharing every field the patch does not name
+ * (documents held by the store are never changed in place).
+ */
+export function applyPatch(document: Document, patch: { readonly set: Document; readonly unset: readonly string[] }): Document {
+  const next: Document = { ...document, ...patch.set };
+  for (const field of patch.unset) delete next[field];
+  return next;
 }

@@ -9,6 +9,7 @@ import type { Document, Filter } from '../document-collection.ts';
 import type { SortSpec } from './sort-spec.ts';
 import { cloneStored } from './copy.ts';
 import { filterKey } from './filter-key.ts';
+import { applyProjection, compileProjection } from './projection.ts';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -77,7 +78,12 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
   if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
   const query = compiledQuery(filter);
-  if (!sort && skip === 0 && Object.keys(projection).length === 0) return firstMatches(query, candidates, Math.abs(limit));
+  const named = Object.keys(projection).length > 0;
+  const simple = named ? compileProjection(projection, compileFilter) : null;
+  if (!named || simple !== null) {
+    const selected = sort || skip > 0 ? windowed(query, candidates, sort, skip, limit) : firstMatches(query, candidates, Math.abs(limit));
+    return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple));
+  }
   // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project
   // copies then, never the live documents. An exclusion's top-level fields go first (that part
   // builds a new object without touching the live one), so only what remains is copied.
@@ -91,6 +97,16 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   const selected = cursor.all();
   if (!nested) return selected;
   return selected.map((doc) => compiledQuery({}).find<Document>([cloneStored(doc)], projection).all()[0]!);
+}
+
+/**
+ * The matches of `query` among `candidates`, sorted (by a mingo cursor, and only when there are two
+ * or more), then skipped and limited (0: no limit).
+ */
+function windowed(query: Query, candidates: Iterable<Document>, sort: SortSpec | undefined, skip: number, limit: number): Document[] {
+  const matches = firstMatches(query, candidates, 0);
+  const sorted = sort && matches.length > 1 ? compiledQuery({}).find<Document>(matches).sort(sort).all() : matches;
+  return sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
 }
 
 /** The first `limit` (0: all) of `candidates` that `query` matches, in order: a cursor's result without its cost. */

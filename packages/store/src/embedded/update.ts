@@ -137,3 +137,20 @@ function arrayFilterIdentifier(filter: Document): string {
   }
   return identifiers.values().next().value!;
 }
+
+/**
+ * The top-level fields `update` may change: the first segment of every path it names (for
+ * `$rename`, of the new names too). An update applied to a document changes no other field, so
+ * a writer may copy just these (copy on write) and journal just these.
+ */
+export function touchedFields(update: ParsedUpdate): Set<string> {
+  const fields = new Set<string>();
+  const add = (path: string): void => void fields.add(path.split('.', 1)[0]!);
+  for (const [operator, paths] of Object.entries(update.modifier)) {
+    for (const [path, value] of Object.entries(paths as Document)) {
+      add(path);
+      if (operator === '$rename' && typeof value === 'string') add(value);
+    }
+  }
+  return fields;
+}

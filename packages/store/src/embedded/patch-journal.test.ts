@@ -1,0 +1,78 @@
+/**
+ * Updates by copy on write, journalled as patches (issue 10 item 1): an update writes a `patch`
+ * line holding only the top-level fields it changed, reopening replays it to the same document,
+ * the fields it did not touch are shared with the version before (not copied), and the 16 MiB
+ * limit still holds for documents that grow by updates.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isDocumentTooLarge, type DocumentStore } from '../document-collection.ts';
+import { openEmbeddedStore } from './embedded-store.ts';
+import { decodeEntry } from './journal-entry.ts';
+
+let dataDir: string;
+const stores: DocumentStore[] = [];
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'switchyard-patch-'));
+});
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function open(): Promise<DocumentStore> {
+  const store = await openEmbeddedStore({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER });
+  stores.push(store);
+  return store;
+}
+
+function journal(): ReturnType<typeof decodeEntry>[] {
+  return readFileSync(join(dataDir, 'journal.jsonl'), 'utf8').trim().split('\n').map(decodeEntry);
+}
+
+describe('updates journalled as patches', () => {
+  it('write only the changed top-level fields, and replay to the same document', async () => {
+    const store = await open();
+    const runs = store.collection('runs');
+    const big = { nodes: Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, config: { text: 'x'.repeat(100) } })) };
+    await runs.insertOne({ _id: 'r1', definition: big, status: 'pending', counters: { a: 1, b: 2 }, old: 'gone soon' });
+    await runs.updateOne({ _id: 'r1' }, { $set: { status: 'running', 'counters.a': 5 }, $inc: { attempts: 1 }, $unset: { old: '' } });
+    const last = journal().at(-1)!;
+    expect(last).toMatchObject({ op: 'patch', collection: 'runs', id: 'r1', set: { status: 'running', counters: { a: 5, b: 2 }, attempts: 1 }, unset: ['old'] });
+    expect(Object.keys((last as { set: object }).set).sort()).toEqual(['attempts', 'counters', 'status']);
+    // The patch is small next to the document it changes.
+    expect(readFileSync(join(dataDir, 'journal.jsonl'), 'utf8').trim().split('\n').at(-1)!.length).toBeLessThan(300);
+    const before = await runs.findOne({ _id: 'r1' });
+    await stores.splice(0, 1)[0]!.close();
+    const reopened = await open();
+    expect(await reopened.collection('runs').findOne({ _id: 'r1' })).toEqual(before);
+    expect(before).toMatchObject({ status: 'running', counters: { a: 5, b: 2 }, attempts: 1, definition: big });
+    expect(before).not.toHaveProperty('old');
+  });
+
+  it('$rename journals both fields', async () => {
+    const store = await open();
+    const docs = store.collection('docs');
+    await docs.insertOne({ _id: 1, a: 'v' });
+    await docs.updateOne({ _id: 1 }, { $rename: { a: 'b' } });
+    expect(journal().at(-1)).toMatchObject({ op: 'patch', set: { b: 'v' }, unset: ['a'] });
+    expect(await docs.findOne({ _id: 1 })).toEqual({ _id: 1, b: 'v' });
+  });
+
+  it('keeps the 16 MiB limit for a document that grows by updates, changing nothing when refused', async () => {
+    const store = await open();
+    const docs = store.collection('docs');
+    await docs.insertOne({ _id: 'grow', parts: [] });
+    const part = 'p'.repeat(4 * 1024 * 1024);
+    for (let i = 0; i < 3; i++) await docs.updateOne({ _id: 'grow' }, { $push: { parts: part } });
+    const refused = await docs.updateOne({ _id: 'grow' }, { $push: { parts: part } }).catch((error: unknown) => error);
+    expect(isDocumentTooLarge(refused)).toBe(true);
+    expect(((await docs.findOne({ _id: 'grow' }))!.parts as string[]).length).toBe(3);
+    // Shrinking is measured too: after a pull there is room again.
+    await docs.updateOne({ _id: 'grow' }, { $set: { parts: [] } });
+    await docs.updateOne({ _id: 'grow' }, { $push: { parts: part } });
+    expect(((await docs.findOne({ _id: 'grow' }))!.parts as string[]).length).toBe(1);
+  });
+});
