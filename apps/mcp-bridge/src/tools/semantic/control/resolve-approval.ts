@@ -44,7 +44,12 @@ export const resolveApproval = defineTool({
     editedOutput: z.unknown().optional().describe("resolution 'edit': the output to use instead of the reviewed one"),
     userInput: z.record(z.string(), z.unknown()).optional().describe("resolution 'user_input': the form values by field name"),
     selectedChoices: z.array(z.string()).min(1).optional().describe("resolution 'route_select': the chosen route(s)"),
-    decidedBy: z.string().min(1).max(200).optional().describe('Who decides (recorded as the decider; default: the API caller)'),
+    decidedBy: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Who decides, sent as X-Switchyard-Username: recorded only when the API trusts proxy identity headers; otherwise the decider is the caller of the bridge\'s --api-token'),
   }),
   output: z.object({
     decision: z.object({
