@@ -23,7 +23,7 @@ import {
   type TestAgent,
 } from '../../../../test/support/a2a-agents.ts';
 import { timeoutReason } from './abort.ts';
-import { METADATA_KEYS, messageParts } from './a2a.ts';
+import { METADATA_KEYS, messageParts } from './a2a-message.ts';
 import { REDACTED } from './redact.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDocumentTooLarge, type DocumentStore } from '../document-collection.ts';
+import type { TestDoc } from '../testing/test-document.ts';
 import { openEmbeddedStore } from './embedded-store.ts';
 import { decodeEntry } from './journal-entry.ts';
 
@@ -35,7 +36,7 @@ function journal(): ReturnType<typeof decodeEntry>[] {
 describe('updates journalled as patches', () => {
   it('write only the changed top-level fields, and replay to the same document', async () => {
     const store = await open();
-    const runs = store.collection('runs');
+    const runs = store.collection<TestDoc>('runs');
     const big = { nodes: Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, config: { text: 'x'.repeat(100) } })) };
     await runs.insertOne({ _id: 'r1', definition: big, status: 'pending', counters: { a: 1, b: 2 }, old: 'gone soon' });
     await runs.updateOne({ _id: 'r1' }, { $set: { status: 'running', 'counters.a': 5 }, $inc: { attempts: 1 }, $unset: { old: '' } });
@@ -47,14 +48,14 @@ describe('updates journalled as patches', () => {
     const before = await runs.findOne({ _id: 'r1' });
     await stores.splice(0, 1)[0]!.close();
     const reopened = await open();
-    expect(await reopened.collection('runs').findOne({ _id: 'r1' })).toEqual(before);
+    expect(await reopened.collection<TestDoc>('runs').findOne({ _id: 'r1' })).toEqual(before);
     expect(before).toMatchObject({ status: 'running', counters: { a: 5, b: 2 }, attempts: 1, definition: big });
     expect(before).not.toHaveProperty('old');
   });
 
   it('$rename journals both fields', async () => {
     const store = await open();
-    const docs = store.collection('docs');
+    const docs = store.collection<TestDoc>('docs');
     await docs.insertOne({ _id: 1, a: 'v' });
     await docs.updateOne({ _id: 1 }, { $rename: { a: 'b' } });
     expect(journal().at(-1)).toMatchObject({ op: 'patch', set: { b: 'v' }, unset: ['a'] });
@@ -63,7 +64,7 @@ describe('updates journalled as patches', () => {
 
   it('keeps the 16 MiB limit for a document that grows by updates, changing nothing when refused', async () => {
     const store = await open();
-    const docs = store.collection('docs');
+    const docs = store.collection<{ _id: string; parts: string[] }>('docs');
     await docs.insertOne({ _id: 'grow', parts: [] });
     const part = 'p'.repeat(4 * 1024 * 1024);
     for (let i = 0; i < 3; i++) await docs.updateOne({ _id: 'grow' }, { $push: { parts: part } });
