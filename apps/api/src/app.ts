@@ -9,6 +9,7 @@ import httpErrors, { SERVER_ERROR_OPTIONS } from './plugins/http-errors.ts';
 import { installJsonParser } from './plugins/json-body.ts';
 import { installValidators } from './plugins/validation.ts';
 import { installBodyGuard } from './plugins/body-guard.ts';
+import { OneLinePerRequest } from './plugins/request-log.ts';
 import { ssePlugin } from './plugins/sse.ts';
 import swagger, { DOCS_PREFIX } from './plugins/swagger.ts';
 import cors from './plugins/cors.ts';
@@ -65,7 +66,8 @@ function callerKey(request: FastifyRequest): string {
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // At most one line per request at `info` (plugins/request-log.ts).
+    ...(options.logger ? { loggerInstance: options.logger, logController: new OneLinePerRequest() } : { logger: false }),
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
     // HTTP parser, router-level and shutdown errors get the common error body too.

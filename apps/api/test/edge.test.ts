@@ -21,7 +21,7 @@ const RUN = `${WF}/runs/${ID}`;
 const services = {
   repos: {
     definitions: { get: async () => null },
-    runs: { get: async () => null, getInWorkflow: async () => null },
+    runs: { get: async () => null, getInWorkflow: async () => null, getViewInWorkflow: async () => null, gateOf: async () => null, latestGateOf: async () => null },
   },
 } as unknown as AppServices;
 

@@ -93,7 +93,7 @@ export function toPendingUserInputFields(fields: readonly UserInputField[]): Pen
 }
 
 /** The decision fields of a requirement nobody has decided yet (a gate's or a human request's). */
-const UNDECIDED = {
+export const UNDECIDED = {
   confirmed: null,
   rejectionFeedback: null,
   editedOutput: null,

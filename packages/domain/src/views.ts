@@ -12,6 +12,40 @@ import { countNodes } from './validation.ts';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
+/**
+ * The fields of a run that its views (run detail, run list row, runState) read: the store's
+ * run-view read (`WorkflowRuns.getViewInWorkflow`) returns only these, leaving out the runner's
+ * bookkeeping (lease owner, wake counters, triggering identity, ...).
+ */
+export const RUN_VIEW_FIELDS = [
+  'id',
+  'workflowDefinitionId',
+  'workflowVersion',
+  'status',
+  'triggerSource',
+  'startedAt',
+  'finishedAt',
+  'parentRunId',
+  'errorSummary',
+  'pausedAt',
+  'pendingDirective',
+  'cancelReason',
+  'cancelledBy',
+  'timeoutSeconds',
+  'deadlineAt',
+  'leaseExpiresAt',
+  'heartbeatAt',
+  'retryWaits',
+  'pendingRequirements',
+  'initialInput',
+  'finalOutput',
+  'definitionSnapshot',
+  'resolvedDependencies',
+] as const satisfies ReadonlyArray<keyof RunRecord>;
+
+/** A run as its views read it: the {@link RUN_VIEW_FIELDS} of a {@link RunRecord} (a full record is one). */
+export type RunViewRecord = Pick<RunRecord, (typeof RUN_VIEW_FIELDS)[number]>;
+
 /** WorkflowRecord -> WorkflowDetail. */
 export function toWorkflowDetail(record: WorkflowRecord): WorkflowDetail {
   return {
@@ -122,7 +156,7 @@ export function tallyNodeRuns(nodeRuns: Iterable<{ nodeId: string; status: NodeR
 }
 
 /** The run's RunStateView at `now` (epoch ms), from its status, lease and pending gates. */
-export function runStateOf(run: RunRecord, now: number): RunDetail['runState'] {
+export function runStateOf(run: RunViewRecord, now: number): RunDetail['runState'] {
   return deriveRunState({
     runId: run.id,
     status: run.status,
@@ -135,7 +169,7 @@ export function runStateOf(run: RunRecord, now: number): RunDetail['runState'] {
 }
 
 /** RunRecord + an excerpt of its node runs -> one row of the run list, with `runState` at `now` (epoch ms). */
-export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number): RunSummary {
+export function toRunSummary(run: RunViewRecord, nodeRuns: NodeRunExcerpt, now: number): RunSummary {
   return {
     id: run.id,
     workflowDefinitionId: run.workflowDefinitionId,
@@ -162,12 +196,12 @@ export function toRunSummary(run: RunRecord, nodeRuns: NodeRunExcerpt, now: numb
 }
 
 /** The gates a run detail lists as pending: the undecided ones, while the run awaits approval. */
-export function pendingRequirementsOf(run: RunRecord): RequirementRecord[] {
+export function pendingRequirementsOf(run: Pick<RunRecord, 'status' | 'pendingRequirements'>): RequirementRecord[] {
   return run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
 }
 
 /** Undecided requirements, in the order they were raised. */
-export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
+export function undecidedRequirements(run: Pick<RunRecord, 'pendingRequirements'>): RequirementRecord[] {
   return run.pendingRequirements.filter((r) => r.decidedAt === null);
 }
 
@@ -178,17 +212,16 @@ export function undecidedRequirements(run: RunRecord): RequirementRecord[] {
  * `requirements` every gate the run raised, with its decision. Large values are inlined within
  * `budget` (shared with the node runs).
  */
-export function toRunDetail(run: RunRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget, pendingViews?: StepRequirementSummary[]): RunDetail {
-  const pending = pendingRequirementsOf(run);
-  return {
-    ...toRunSummary(run, nodeRuns, now),
+export function toRunDetail(run: RunViewRecord, nodeRuns: NodeRunExcerpt, now: number, budget: SnapshotBudget, pendingViews?: StepRequirementSummary[]): RunDetail {
+  const summary = toRunSummary(run, nodeRuns, now);
+  return Object.assign(summary, {
     initialInput: run.initialInput,
     finalOutput: run.finalOutput ?? null,
     definitionSnapshot: run.definitionSnapshot,
     resolvedDependencies: run.resolvedDependencies,
-    pendingRequirements: pendingViews ?? pending.map((requirement) => toRequirementSummary(requirement, budget)),
+    pendingRequirements: pendingViews ?? pendingRequirementsOf(run).map((requirement) => toRequirementSummary(requirement, budget)),
     requirements: run.pendingRequirements.map((requirement) => toRequirementRecordView(requirement, budget)),
-  };
+  });
 }
 
 /** Requirement values that may be large, and are shown within a response budget. */

@@ -6,7 +6,7 @@
  * decision (the agent that asked polls the request), so the run is left as it is.
  */
 import type { Decision, RequirementRecord, RunRecord } from '@switchyard/domain';
-import type { Repositories } from '@switchyard/store';
+import type { DecidedRun, Repositories } from '@switchyard/store';
 import type { Logger } from './logger.ts';
 import { appendReported } from './recorded-events.ts';
 
@@ -18,18 +18,18 @@ export interface DecisionDeps {
 }
 
 /**
- * Decides `requirement` of `run`. Returns the run after the decision, or null when the CAS lost
+ * Decides `requirement` of `run`. Returns what the decision read back of the run (`DecidedRun`), or null when the CAS lost
  * (the requirement was decided meanwhile, or the run can no longer be decided). `expiredAt`
  * restricts it to a requirement whose timeout has passed by then (the sweeper).
  */
 export async function recordDecision(
   deps: DecisionDeps,
-  run: RunRecord,
+  run: Pick<RunRecord, 'id' | 'workflowDefinitionId'>,
   requirement: RequirementRecord,
   decision: Decision,
   now: Date,
   expiredAt?: Date,
-): Promise<RunRecord | null> {
+): Promise<DecidedRun | null> {
   const wakes = requirement.phase !== 'ask';
   const decided = await deps.repos.runs.decideRequirement(run.id, requirement.gateKey, decision, now, expiredAt, wakes);
   if (!decided) return null;

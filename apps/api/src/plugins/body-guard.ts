@@ -54,7 +54,14 @@ export function checkBody(body: unknown): void {
 
 /** Installs the check as a preValidation hook on every route of `app`. */
 export function installBodyGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined) checkBody(request.body);
+  // A callback hook: no promise per request (most requests, every GET, have no body).
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined) return done();
+    try {
+      checkBody(request.body);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }

@@ -16,10 +16,16 @@
  *   no-cors loads only: CORS requests of an allowed origin, see cors.ts, are not affected), ...
  *
  * Answers written on the raw socket before routing (http-errors.ts) carry none of these.
+ *
+ * None of these headers depends on the request (no CSP nonces), so they are computed once, at
+ * start, by @fastify/helmet itself (one answer of a throwaway app per header set), and every answer
+ * gets them from one `onRequest` hook: @fastify/helmet would build helmet's middleware chain
+ * again on every request, which costs more than a whole small GET.
  */
 import fp from 'fastify-plugin';
-import helmet from '@fastify/helmet';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import Fastify from 'fastify';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
 
 /** CSP directives of API answers. */
 export const API_CSP = {
@@ -43,6 +49,31 @@ export const DOCS_CSP = {
   styleSrc: ["'self'", "'unsafe-inline'"],
 };
 
+/** The @fastify/helmet options of API answers. */
+const API_HELMET: FastifyHelmetOptions = { contentSecurityPolicy: { useDefaults: false, directives: API_CSP }, frameguard: { action: 'deny' } };
+
+/** The @fastify/helmet options of Swagger UI's answers. */
+const DOCS_HELMET: FastifyHelmetOptions = { ...API_HELMET, contentSecurityPolicy: { useDefaults: false, directives: DOCS_CSP } };
+
+/** Headers of every answer that are not helmet's. */
+const NOT_HELMET = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+
+/**
+ * The headers (lower-case name -> value) @fastify/helmet puts on an answer with `options`, read
+ * from one answer of a throwaway app. Rejects with Fastify's or helmet's error (bad options).
+ */
+export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Record<string, string>> {
+  const probe = Fastify({ logger: false });
+  try {
+    await probe.register(helmet, options);
+    probe.get('/', async () => 'probe');
+    const answer = await probe.inject({ method: 'GET', url: '/' });
+    return Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !NOT_HELMET.has(name)).map(([name, value]) => [name, String(value)]));
+  } finally {
+    await probe.close();
+  }
+}
+
 export interface SecurityHeadersOptions {
   /** Route prefix of Swagger UI (default `/docs`): its routes get {@link DOCS_CSP}. */
   docsPrefix?: string;
@@ -51,16 +82,12 @@ export interface SecurityHeadersOptions {
 export default fp(
   async function securityHeaders(app: FastifyInstance, options: SecurityHeadersOptions) {
     const docsPrefix = options.docsPrefix ?? '/docs';
-    // Registered before any route (app.ts), so it sees Swagger UI's routes, static files included;
-    // and before helmet's own onRoute hook, which turns a route's `helmet` option into its config.
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.url === docsPrefix || route.url.startsWith(`${docsPrefix}/`)) {
-        route.helmet = { contentSecurityPolicy: { useDefaults: false, directives: DOCS_CSP } };
-      }
-    });
-    await app.register(helmet, {
-      contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
-      frameguard: { action: 'deny' },
+    const [api, docs] = await Promise.all([helmetHeaders(API_HELMET), helmetHeaders(DOCS_HELMET)]);
+    // Every answer, unknown routes (404) and errors included; Swagger UI's routes (pages and static files) get theirs.
+    app.addHook('onRequest', (request, reply, done) => {
+      const url = request.routeOptions.url;
+      reply.headers(url !== undefined && (url === docsPrefix || url.startsWith(`${docsPrefix}/`)) ? docs : api);
+      done();
     });
   },
   { name: 'security-headers' },

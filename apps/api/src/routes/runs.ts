@@ -33,7 +33,7 @@ import {
 import { API_PREFIX } from '../api-prefix.ts';
 import { nodeRunViews, runDetail, runListPage } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
-import { requireRun as requireRunOf, requireWorkflow } from '../services/workflow-service.ts';
+import { requireRun as requireRunOf, requireRunView, requireWorkflow } from '../services/workflow-service.ts';
 import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
 import { dryRunTrigger } from '../services/validation-service.ts';
 import { replayRun, rerunNode, retryRun, triggerRun, type RetryRequest } from '../services/run-service.ts';
@@ -135,7 +135,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       },
     },
     async (request) => {
-      const run = await requireRun(request.params.workflow_id, request.params.run_id);
+      const run = await requireRunView(services, request.params.workflow_id, request.params.run_id);
       return runDetail(repos, API_PREFIX, run, services.clock.now().getTime());
     },
   );

@@ -19,41 +19,44 @@ import {
   type RunRecord,
 } from '@switchyard/domain';
 import { recordDecision } from '@switchyard/runner';
+import type { DecidedRun } from '@switchyard/store';
 import type { AppServices } from './index.ts';
-import { requireRun } from './workflow-service.ts';
+import { runOrNotFound } from './workflow-service.ts';
 
-/** The decided run and the requirement the decision applied to. */
+/** What the decision read back of the run (its status after it), and the requirement it applied to. */
 export interface ResolvedRequirement {
-  run: RunRecord;
+  run: DecidedRun;
   requirement: RequirementRecord;
 }
 
 /**
  * Records one decision, made by `decidedBy` (stored as the requirement's `decidedByUser`), and
  * wakes the run (unless it decides a human request, which no traversal consumes). Throws
- * 400/404/409 as described above.
+ * 400/404/409 as described above. Reads only the run's status and the gate decided (a
+ * projection), before and, for a lost race, after the compare-and-set; the run's other gates
+ * only when `stepId` has no undecided one (to tell 404 from 409, mapping only the step's latest).
  */
 export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody, decidedBy: string | null = null): Promise<ResolvedRequirement> {
-  const run = await requireRun(services, workflowId, runId);
+  const { run, gate: requirement } = await runOrNotFound(services, workflowId, await services.repos.runs.gateOf(runId, { stepId: body.stepId }, workflowId));
   if (isTerminalRunStatus(run.status)) throw runEnded(run);
-  const forStep = run.pendingRequirements.filter((r) => r.stepId === body.stepId);
-  if (forStep.length === 0) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
-  const requirement = forStep.find((r) => r.decidedAt === null);
-  if (!requirement) throw alreadyDecided(forStep.at(-1)!);
+  if (!requirement) {
+    const latest = (await services.repos.runs.latestGateOf(run.id, body.stepId))?.gate;
+    if (!latest) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
+    throw alreadyDecided(latest);
+  }
   const decision = { ...validateDecision(requirement, body), decidedByUser: decidedBy };
   const now = services.clock.now();
   const decided = await recordDecision({ repos: services.repos, wake: (id) => services.engine.start(id), logger: services.logger }, run, requirement, decision, now);
   if (!decided) {
-    const current = await services.repos.runs.get(run.id);
-    const latest = current?.pendingRequirements.find((r) => r.gateKey === requirement.gateKey);
-    if (current && isTerminalRunStatus(current.status)) throw runEnded(current);
-    throw latest ? alreadyDecided(latest) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`, { stepId: body.stepId });
+    const current = await services.repos.runs.gateOf(run.id, { gateKey: requirement.gateKey });
+    if (current && isTerminalRunStatus(current.run.status)) throw runEnded(current.run);
+    throw current?.gate ? alreadyDecided(current.gate) : new ConflictError(`Requirement for step '${body.stepId}' could not be decided`, { stepId: body.stepId });
   }
   return { run: decided, requirement };
 }
 
 /** 409 for a run that has ended: `details.currentStatus` is its status. */
-function runEnded(run: RunRecord): ConflictError {
+function runEnded(run: Pick<RunRecord, 'status'>): ConflictError {
   return new ConflictError(`Run is ${run.status}; its requirements can no longer be decided`, { currentStatus: run.status });
 }
 

@@ -9,6 +9,7 @@ import {
   MAX_INLINE_NODE_RUNS,
   SnapshotBudget,
   emptyNodeRunTally,
+  tallyNodeRuns,
   requirementsOfNodeRun,
   toNodeRunDetail,
   pendingRequirementsOf,
@@ -27,6 +28,7 @@ import {
   type OmittedSnapshots,
   type RequirementRecord,
   type RunRecord,
+  type RunViewRecord,
   type SnapshotBytes,
   type SnapshotField,
 } from '@switchyard/domain';
@@ -59,33 +61,41 @@ export async function nodeRunViews(
   requirements: readonly RequirementRecord[] = [],
 ): Promise<NodeRunDetail[]> {
   const planned: Array<{ record: NodeRunRecord; omitted: OmittedSnapshots }> = [];
-  const wanted = new Map<SnapshotField, string[]>(FIELDS.map(([field]) => [field, []]));
+  // Node runs by the snapshot fields to load for them (usually one group: one read).
+  const wanted = new Map<string, { fields: SnapshotField[]; ids: string[] }>();
   for (const head of heads) {
     const legacy = hasAllSizes(head) ? null : await repos.nodeRuns.backfillSnapshotBytes(head.id);
     const record: NodeRunRecord = { ...(legacy ?? head) };
     const omitted: OmittedSnapshots = {};
+    const fields: SnapshotField[] = [];
     for (const [field, key] of FIELDS) {
       const bytes = record.snapshotBytes?.[key] ?? JSON_NULL_BYTES;
       if (!budget.take(bytes)) {
         omitted[field] = bytes;
         delete record[field];
       } else if (legacy === null && bytes > JSON_NULL_BYTES) {
-        wanted.get(field)!.push(record.id);
+        fields.push(field);
       }
+    }
+    if (fields.length > 0) {
+      const group = fields.join();
+      if (!wanted.has(group)) wanted.set(group, { fields, ids: [] });
+      wanted.get(group)!.ids.push(record.id);
     }
     planned.push({ record, omitted });
   }
-  for (const [field, ids] of wanted) {
-    if (ids.length === 0) continue;
-    const values = await repos.nodeRuns.snapshotsOf(ids, field);
-    for (const { record } of planned) if (values.has(record.id)) record[field] = values.get(record.id);
-  }
+  const loaded = new Map<string, Partial<Record<SnapshotField, unknown>>>();
+  for (const { fields, ids } of wanted.values()) for (const [id, values] of await repos.nodeRuns.snapshotsOf(ids, fields)) loaded.set(id, values);
   // Decisions in lists carry only small values (≤ 1 KiB each, 64 KiB in all; others by size):
   // the run detail's `requirements` and the node run detail have them all, so a gate's output is
   // not charged twice against the response budget.
   const lean = new SnapshotBudget(DECISIONS_BUDGET_BYTES, DECISION_VALUE_MAX_BYTES);
   return planned.map(({ record, omitted }) =>
-    toNodeRunDetail(record, omitted, requirementsOfNodeRun(requirements, record).map((requirement) => toRequirementRecordView(requirement, lean))),
+    toNodeRunDetail(
+      Object.assign(record, loaded.get(record.id)),
+      omitted,
+      requirements.length === 0 ? [] : requirementsOfNodeRun(requirements, record).map((requirement) => toRequirementRecordView(requirement, lean)),
+    ),
   );
 }
 
@@ -96,19 +106,22 @@ function hasAllSizes(head: NodeRunRecord): boolean {
 
 /**
  * What a run response carries of its node runs: the first {@link MAX_INLINE_NODE_RUNS}, their
- * total, the list's path, and `tally` (how all of them stand, from `NodeRuns.tallyByRuns`).
+ * total, the list's path, and how all of them stand: `tally` (from `NodeRuns.tallyByRuns`), or
+ * when absent the tally of the node runs listed if they are all of them, else one read for it.
  */
-export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunRecord, budget: SnapshotBudget, tally: NodeRunTally): Promise<NodeRunExcerpt> {
+export async function nodeRunExcerpt(repos: Repositories, apiPrefix: string, run: RunViewRecord, budget: SnapshotBudget, tally?: NodeRunTally): Promise<NodeRunExcerpt> {
   const heads = await repos.nodeRuns.listHeads(run.id, 0, MAX_INLINE_NODE_RUNS);
+  const complete = heads.length < MAX_INLINE_NODE_RUNS;
+  const counted = tally ?? (complete ? tallyNodeRuns(heads) : ((await repos.nodeRuns.tallyByRuns([run.id])).get(run.id) ?? emptyNodeRunTally()));
   // Two reads of a live run may see different node runs: the list wins while it holds them all.
-  const total = heads.length < MAX_INLINE_NODE_RUNS ? heads.length : Math.max(tally.total, heads.length);
+  const total = complete ? heads.length : Math.max(counted.total, heads.length);
   const items = await nodeRunViews(repos, heads, budget, run.pendingRequirements ?? []);
   return {
     items,
     total,
     url: `${apiPrefix}/${run.workflowDefinitionId}/runs/${run.id}/nodes`,
-    statusCounts: tally.counts,
-    activeNodeIds: tally.activeNodeIds,
+    statusCounts: counted.counts,
+    activeNodeIds: counted.activeNodeIds,
   };
 }
 
@@ -147,12 +160,13 @@ export async function runListPage(
 }
 
 /**
- * The run detail of `run` (a full record), its runState derived at `now` (epoch ms). The pending
- * gates get the response budget first: people decide on what they show.
+ * The run detail of `run` (read with `WorkflowRuns.getViewInWorkflow`, or a full record), its
+ * runState derived at `now` (epoch ms). The pending gates get the response budget first: people
+ * decide on what they show. Node runs: one read of their heads (the tally comes from them unless
+ * the run has more than the detail lists), one of the snapshots the budget affords.
  */
-export async function runDetail(repos: Repositories, apiPrefix: string, run: RunRecord, now: number): Promise<RunDetail> {
+export async function runDetail(repos: Repositories, apiPrefix: string, run: RunViewRecord, now: number): Promise<RunDetail> {
   const budget = new SnapshotBudget();
   const pending = pendingRequirementsOf(run).map((requirement) => toRequirementSummary(requirement, budget));
-  const tally = (await repos.nodeRuns.tallyByRuns([run.id])).get(run.id) ?? emptyNodeRunTally();
-  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget, tally), now, budget, pending);
+  return toRunDetail(run, await nodeRunExcerpt(repos, apiPrefix, run, budget), now, budget, pending);
 }

@@ -8,6 +8,7 @@ import {
   normalizeDefinition,
   normalizeTags,
   type RunRecord,
+  type RunViewRecord,
   type WorkflowCreateBody,
   type WorkflowRecord,
   type WorkflowUpdateBody,
@@ -27,7 +28,16 @@ export async function requireWorkflow(services: AppServices, id: string): Promis
 
 /** Loads a run of the workflow, or throws NotFoundError naming what is missing (workflow or run). */
 export async function requireRun(services: AppServices, workflowId: string, runId: string): Promise<RunRecord> {
-  const run = await services.repos.runs.getInWorkflow(workflowId, runId);
+  return runOrNotFound(services, workflowId, await services.repos.runs.getInWorkflow(workflowId, runId));
+}
+
+/** Loads what the run views show of a run of the workflow (`WorkflowRuns.getViewInWorkflow`), or throws as {@link requireRun}. */
+export async function requireRunView(services: AppServices, workflowId: string, runId: string): Promise<RunViewRecord> {
+  return runOrNotFound(services, workflowId, await services.repos.runs.getViewInWorkflow(workflowId, runId));
+}
+
+/** `run` when it was found; else throws NotFoundError naming what is missing (the workflow, or only the run). */
+export async function runOrNotFound<T>(services: AppServices, workflowId: string, run: T | null): Promise<T> {
   if (run) return run;
   await requireWorkflow(services, workflowId);
   throw new NotFoundError('run');

@@ -6,7 +6,7 @@
 import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { normalizeDefinition, validateDecision, type ApproveBody, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
-import { openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { openEmbeddedStore, openRepositories, type DecidedRun, type DocumentStore, type Repositories } from '@switchyard/store';
 import { CelEngine } from '../cel/index.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { definitionChecks } from '../definition-checks.ts';
@@ -104,7 +104,7 @@ export interface Harness {
    * Decides the undecided gate `stepId` of a run as the approve endpoint does (validation, CAS)
    * and wakes the run on `engine` (default: the harness engine). Null when the CAS lost.
    */
-  decide(runId: string, body: ApproveBody, engine?: RunEngine): Promise<RunRecord | null>;
+  decide(runId: string, body: ApproveBody, engine?: RunEngine): Promise<DecidedRun | null>;
   /** The run's undecided requirements. */
   pending(runId: string): Promise<RunRecord['pendingRequirements']>;
   /** Builds another engine on the same store (a second instance, or a restarted process). */

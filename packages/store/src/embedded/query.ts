@@ -72,6 +72,8 @@ export function compileFilter(filter: Filter<Document>): Matcher {
  * Without a projection the returned objects are the candidates themselves (callers copy them
  * out); projected ones may share nested objects with them (but never lose fields to the projection). Throws a RangeError for a negative or
  * fractional skip or a fractional limit, and mingo's error for a malformed filter or projection.
+ * Matching uses the compiled filter directly; a mingo cursor only sorts (two matches or more) and
+ * applies the projections projection.ts does not (nested paths, other operators).
  */
 export function selectDocuments(candidates: Iterable<Document>, filter: Filter<Document>, selection: Selection = {}): Document[] {
   const { sort, skip = 0, limit = 0, projection = {} } = selection;

@@ -40,13 +40,17 @@ export function hexId(doc: Document): string {
 
 /** Document -> record: the inverse of {@link recordToDocument}. */
 export function documentToRecord<T>(doc: Document, refFields: readonly string[] = []): T {
-  const { _id, ...rest } = doc;
-  const record = fromDocument<Record<string, unknown>>(rest);
+  // `_id` keeps its name through the mapping (no letter before its underscore) and its ObjectId
+  // value; the record gets `id` first and every other field in the document's order. A key loop,
+  // not object rest and spread, which V8 runs on a slow path (a few microseconds per document).
+  const mapped = fromDocument<Record<string, unknown>>(doc);
+  const record: Record<string, unknown> = { id: (doc._id as ObjectId).toHexString() };
+  for (const key of Object.keys(mapped)) if (key !== '_id') record[key] = mapped[key];
   for (const field of refFields) {
     const value = record[field];
     record[field] = value instanceof ObjectId ? value.toHexString() : (value ?? null);
   }
-  return { id: (_id as ObjectId).toHexString(), ...record } as T;
+  return record as T;
 }
 
 /** Escapes a user string for a literal match inside a MongoDB `$regex`. */

@@ -12,7 +12,7 @@ export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from '
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
 export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
-export { WorkflowRuns, type NewRun, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
+export { WorkflowRuns, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';
 
 /** All repositories of one store. */

@@ -3,22 +3,12 @@
  * runs, unfinished runs per workflow (embedded store in memory; the filters they use are in the
  * contract suite for both backends).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkflowNode } from '@switchyard/domain';
-import type { DocumentStore } from '../document-collection.ts';
-import { openEmbeddedStore } from '../embedded/embedded-store.ts';
 import { newId } from './documents.ts';
-import { openRepositories, type Repositories } from './index.ts';
+import { useInMemoryRepositories } from '../testing/in-memory-repositories.ts';
 
-let store: DocumentStore;
-let repos: Repositories;
-beforeEach(async () => {
-  store = await openEmbeddedStore({ dataDir: null });
-  repos = await openRepositories(store);
-});
-afterEach(async () => {
-  await store.close();
-});
+const db = useInMemoryRepositories();
 
 const CANVAS = { viewport: { x: 0, y: 0, zoom: 1 } };
 const NODES = [{ id: 'a', name: 'A', nodeType: 'step', executorKey: 'echo', children: [], trueSteps: [], falseSteps: [], choices: [] }] as unknown as WorkflowNode[];
@@ -26,11 +16,11 @@ const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
 const ZERO = { pending: 0, running: 0, awaiting_approval: 0, completed: 0, failed: 0, skipped: 0, cancelled: 0 };
 
 async function definition(name: string, tags?: string[], ms = 0): Promise<string> {
-  return (await repos.definitions.create({ name, description: null, canvas: CANVAS, nodes: NODES, ...(tags ? { tags } : {}) }, at(ms))).id;
+  return (await db.repos.definitions.create({ name, description: null, canvas: CANVAS, nodes: NODES, ...(tags ? { tags } : {}) }, at(ms))).id;
 }
 
 async function run(workflowId: string): Promise<string> {
-  const created = await repos.runs.create(
+  const created = await db.repos.runs.create(
     {
       workflowDefinitionId: workflowId,
       workflowVersion: 1,
@@ -53,19 +43,19 @@ describe('WorkflowDefinitions tags', () => {
     const a = await definition('alpha report', ['team:x', 'nightly'], 1);
     const b = await definition('beta report', ['team:x'], 2);
     const c = await definition('gamma', undefined, 3);
-    expect((await repos.definitions.get(c))!.tags).toEqual([]);
-    const ids = async (filter: { search?: string; tag?: string }) => (await repos.definitions.list(filter, 1, 20)).items.map((w) => w.id);
+    expect((await db.repos.definitions.get(c))!.tags).toEqual([]);
+    const ids = async (filter: { search?: string; tag?: string }) => (await db.repos.definitions.list(filter, 1, 20)).items.map((w) => w.id);
     expect(await ids({ tag: 'team:x' })).toEqual([b, a]);
     expect(await ids({ tag: 'nightly' })).toEqual([a]);
     expect(await ids({ tag: 'team:x', search: 'ALPHA' })).toEqual([a]);
     expect(await ids({ search: 'report' })).toEqual([b, a]);
     expect(await ids({})).toEqual([c, b, a]);
-    expect((await repos.definitions.list({ tag: 'team:x' }, 2, 1)).total).toBe(2);
+    expect((await db.repos.definitions.list({ tag: 'team:x' }, 2, 1)).total).toBe(2);
 
-    await store.collection('workflow_definitions').updateOne({ name: 'alpha report' }, { $unset: { tags: '' } });
-    expect((await repos.definitions.get(a))!.tags).toEqual([]);
+    await db.store.collection('workflow_definitions').updateOne({ name: 'alpha report' }, { $unset: { tags: '' } });
+    expect((await db.repos.definitions.get(a))!.tags).toEqual([]);
     expect(await ids({ tag: 'nightly' })).toEqual([]);
-    const updated = await repos.definitions.update(a, { tags: ['again'] }, false, at(9));
+    const updated = await db.repos.definitions.update(a, { tags: ['again'] }, false, at(9));
     expect(updated).toMatchObject({ tags: ['again'], version: 1 });
     expect(await ids({ tag: 'again' })).toEqual([a]);
   });
@@ -76,29 +66,29 @@ describe('NodeRuns.tallyByRuns', () => {
     const workflowId = await definition('w');
     const [busy, quiet, empty] = [await run(workflowId), await run(workflowId), await run(workflowId)];
     const start = (runId: string, nodeId: string, iterationPath = '') =>
-      repos.nodeRuns.startAttempt({ runId, workflowDefinitionId: workflowId, nodeId, nodeName: nodeId, nodeType: 'step', iterationPath, inputSnapshot: null }, at(1));
+      db.repos.nodeRuns.startAttempt({ runId, workflowDefinitionId: workflowId, nodeId, nodeName: nodeId, nodeType: 'step', iterationPath, inputSnapshot: null }, at(1));
     const loop = await start(busy, 'loop');
-    for (const i of [1, 2, 3]) await repos.nodeRuns.end((await start(busy, 'tick', String(i))).id, { status: 'completed' }, at(2), null);
+    for (const i of [1, 2, 3]) await db.repos.nodeRuns.end((await start(busy, 'tick', String(i))).id, { status: 'completed' }, at(2), null);
     await start(busy, 'tick', '4');
-    await repos.nodeRuns.markAwaiting({ runId: busy, workflowDefinitionId: workflowId, nodeId: 'gate', nodeName: 'gate', nodeType: 'step', iterationPath: '4' }, at(3));
-    await repos.nodeRuns.end((await start(quiet, 'a')).id, { status: 'failed', error: 'x' }, at(2), null);
-    await repos.nodeRuns.end((await start(quiet, 'b')).id, { status: 'skipped' }, at(2), null);
+    await db.repos.nodeRuns.markAwaiting({ runId: busy, workflowDefinitionId: workflowId, nodeId: 'gate', nodeName: 'gate', nodeType: 'step', iterationPath: '4' }, at(3));
+    await db.repos.nodeRuns.end((await start(quiet, 'a')).id, { status: 'failed', error: 'x' }, at(2), null);
+    await db.repos.nodeRuns.end((await start(quiet, 'b')).id, { status: 'skipped' }, at(2), null);
 
-    const find = store.collection('node_runs').find.bind(store.collection('node_runs'));
+    const find = db.store.collection('node_runs').find.bind(db.store.collection('node_runs'));
     let reads = 0;
-    const collection = store.collection('node_runs') as { find: typeof find };
+    const collection = db.store.collection('node_runs') as { find: typeof find };
     collection.find = (...args) => {
       reads += 1;
       return find(...args);
     };
-    const tallies = await repos.nodeRuns.tallyByRuns([busy, quiet, empty, busy]);
+    const tallies = await db.repos.nodeRuns.tallyByRuns([busy, quiet, empty, busy]);
     expect(reads).toBe(1);
     expect([...tallies.keys()]).toEqual([busy, quiet, empty]);
     expect(tallies.get(busy)).toEqual({ total: 6, counts: { ...ZERO, running: 2, completed: 3, awaiting_approval: 1 }, activeNodeIds: ['gate', 'loop', 'tick'] });
     expect(tallies.get(quiet)).toEqual({ total: 2, counts: { ...ZERO, failed: 1, skipped: 1 }, activeNodeIds: [] });
     expect(tallies.get(empty)).toEqual({ total: 0, counts: ZERO, activeNodeIds: [] });
     expect(loop.status).toBe('running');
-    expect((await repos.nodeRuns.tallyByRuns([])).size).toBe(0);
+    expect((await db.repos.nodeRuns.tallyByRuns([])).size).toBe(0);
     expect(reads).toBe(1);
   });
 });
@@ -108,11 +98,11 @@ describe('WorkflowRuns.countUnfinishedByWorkflow', () => {
     const [w1, w2] = [await definition('one'), await definition('two')];
     const [r1, r2] = [await run(w1), await run(w1)];
     await run(w2);
-    await repos.runs.claim(r1, 'owner', 30_000, at(1));
-    await repos.runs.claim(r2, 'owner', 30_000, at(1));
-    await repos.runs.finish(r2, 'owner', { status: 'completed', finalOutput: null }, at(2));
+    await db.repos.runs.claim(r1, 'owner', 30_000, at(1));
+    await db.repos.runs.claim(r2, 'owner', 30_000, at(1));
+    await db.repos.runs.finish(r2, 'owner', { status: 'completed', finalOutput: null }, at(2));
     const unknown = newId();
-    expect(await repos.runs.countUnfinishedByWorkflow([w1, w2, unknown, w1])).toEqual(new Map([[w1, 1], [w2, 1], [unknown, 0]]));
-    expect((await repos.runs.countUnfinishedByWorkflow([])).size).toBe(0);
+    expect(await db.repos.runs.countUnfinishedByWorkflow([w1, w2, unknown, w1])).toEqual(new Map([[w1, 1], [w2, 1], [unknown, 0]]));
+    expect((await db.repos.runs.countUnfinishedByWorkflow([])).size).toBe(0);
   });
 });

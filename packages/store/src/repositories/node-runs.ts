@@ -110,13 +110,20 @@ export class NodeRuns {
     return new Map([...byRun].map(([runId, nodeRuns]) => [runId, tallyNodeRuns(nodeRuns)]));
   }
 
-  /** The `field` snapshot of each node run in `nodeRunIds`, by node run id (only that field is read). */
-  async snapshotsOf(nodeRunIds: readonly string[], field: SnapshotField): Promise<Map<string, unknown>> {
-    const found = new Map<string, unknown>();
-    if (nodeRunIds.length === 0) return found;
-    const documentField = SNAPSHOT_DOCUMENT_FIELDS[field];
-    const docs = await this.collection.find({ _id: { $in: nodeRunIds.map(oid) } }, { projection: { [documentField]: 1 } });
-    for (const doc of docs) found.set(hexId(doc), fromStoredUserData(doc[documentField] ?? null));
+  /**
+   * The `fields` snapshots of each node run in `nodeRunIds`, by node run id, each as
+   * `{ [field]: value }` (only those fields are read, in one query).
+   */
+  async snapshotsOf(nodeRunIds: readonly string[], fields: readonly SnapshotField[]): Promise<Map<string, Partial<Record<SnapshotField, unknown>>>> {
+    const found = new Map<string, Partial<Record<SnapshotField, unknown>>>();
+    if (nodeRunIds.length === 0 || fields.length === 0) return found;
+    const projection = Object.fromEntries(fields.map((field) => [SNAPSHOT_DOCUMENT_FIELDS[field], 1]));
+    const docs = await this.collection.find({ _id: nodeRunIds.length === 1 ? oid(nodeRunIds[0]!) : { $in: nodeRunIds.map(oid) } }, { projection });
+    for (const doc of docs) {
+      const values: Partial<Record<SnapshotField, unknown>> = {};
+      for (const field of fields) values[field] = fromStoredUserData(doc[SNAPSHOT_DOCUMENT_FIELDS[field]] ?? null);
+      found.set(hexId(doc), values);
+    }
     return found;
   }
 

@@ -7,8 +7,11 @@ import {
   CLAIMABLE_RUN_STATUSES,
   DECIDABLE_RUN_STATUSES,
   RUN_TRANSITIONS,
+  RUN_VIEW_FIELDS,
   TERMINAL_RUN_STATUSES,
   boundedText,
+  camelToSnake,
+  fromDocument,
   toDocument,
   type Decision,
   type PendingDirective,
@@ -16,6 +19,7 @@ import {
   type RetryWait,
   type RunRecord,
   type RunStatus,
+  type RunViewRecord,
 } from '@switchyard/domain';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { documentToRecord, hexId, newId, oid, recordToDocument } from './documents.ts';
@@ -51,6 +55,15 @@ export type NewRun = Pick<
 
 /** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
 export type LeaseRenewal = Pick<RunRecord, 'pendingDirective' | 'cancelReason' | 'cancelledBy' | 'timeoutSeconds'>;
+
+/** What {@link WorkflowRuns.decideRequirement} reads back of the run it decided on. */
+export type DecidedRun = Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status' | 'wakeSeq'>;
+
+/** A run's status with one of its gates (see {@link WorkflowRuns.gateOf}). */
+export interface RunGate {
+  run: Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status'>;
+  gate: RequirementRecord | null;
+}
 
 /** Who cancelled and why, stored with a cancel or timeout directive. */
 export interface CancelRequest {
@@ -143,6 +156,36 @@ export class WorkflowRuns {
   async getInWorkflow(workflowId: string, runId: string): Promise<RunRecord | null> {
     const doc = await this.collection.findOne({ _id: oid(runId), workflow_definition_id: oid(workflowId) });
     return doc ? toRecord(doc) : null;
+  }
+
+  /** What the run views show of the run (its `RUN_VIEW_FIELDS` only) when it belongs to `workflowId`, else null. */
+  async getViewInWorkflow(workflowId: string, runId: string): Promise<RunViewRecord | null> {
+    const doc = await this.collection.findOne({ _id: oid(runId), workflow_definition_id: oid(workflowId) }, { projection: VIEW_PROJECTION });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * The run's status and one of its gates, reading nothing else: the undecided gate of step
+   * `stepId` (a decision's target), or the gate `gateKey` (decided or not). `gate` is null when
+   * the run has no such gate; the whole answer is null when the run does not exist (or, with
+   * `workflowId`, belongs to another workflow).
+   */
+  async gateOf(runId: string, which: { stepId: string } | { gateKey: string }, workflowId?: string): Promise<RunGate | null> {
+    const element = 'stepId' in which ? { step_id: which.stepId, decided_at: null } : { gate_key: which.gateKey };
+    const filter: Document = { _id: oid(runId), ...(workflowId === undefined ? {} : { workflow_definition_id: oid(workflowId) }) };
+    const doc = await this.collection.findOne(filter, { projection: { workflow_definition_id: 1, status: 1, pending_requirements: { $elemMatch: element } } });
+    return doc ? runGate(doc, (gates) => gates[0]) : null;
+  }
+
+  /**
+   * The run's status and the gate of step `stepId` raised last (what a 409 on a decided step
+   * reports), or null when the step never had one. Reads the run's gates but maps only that one;
+   * null when the run does not exist.
+   */
+  async latestGateOf(runId: string, stepId: string): Promise<RunGate | null> {
+    const doc = await this.collection.findOne({ _id: oid(runId) }, { projection: { workflow_definition_id: 1, status: 1, pending_requirements: 1 } });
+    if (!doc) return null;
+    return runGate(doc, (gates) => gates.findLast((gate) => gate.step_id === stepId));
   }
 
   /**
@@ -239,12 +282,14 @@ export class WorkflowRuns {
    * traverse again instead of parking, or that decision would never be consumed (lost wake-up);
    * also when a directive is pending (it is honoured first).
    */
-  async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<RunRecord | null> {
+  async park(runId: string, owner: string, seenWakeSeq: number, now: Date): Promise<Pick<RunRecord, 'id' | 'pendingRequirements'> | null> {
     return this.cas(
       // A directive that came in during the traversal must be honoured first (the caller reads the run again).
       { _id: oid(runId), lease_owner: owner, status: 'running', wake_seq: seenWakeSeq, pending_directive: null },
       { status: 'awaiting_approval', leaseOwner: null, leaseExpiresAt: null, wakePending: false, internalFailures: 0, claimsSinceProgress: 0, recoverAfter: null },
       now,
+      // What the caller does next (start the gates' timeout clocks) reads only the gates.
+      { pending_requirements: 1 },
     );
   }
 
@@ -254,7 +299,7 @@ export class WorkflowRuns {
    * its gates become visible (a gate raised in one branch while another still runs is not timed
    * before anyone can see it). Idempotent; returns how many clocks it started.
    */
-  async startTimeouts(run: RunRecord, now: Date): Promise<number> {
+  async startTimeouts(run: Pick<RunRecord, 'id' | 'pendingRequirements'>, now: Date): Promise<number> {
     let started = 0;
     for (const requirement of run.pendingRequirements) {
       if (requirement.decidedAt !== null || requirement.timeoutAt !== null || requirement.timeoutSeconds === null) continue;
@@ -322,9 +367,10 @@ export class WorkflowRuns {
    * that element to be undecided (`$[r]` + arrayFilters), so of concurrent deciders exactly one
    * gets the run back and every other gets null. `expiredAt` restricts it to a requirement whose
    * timeout passed (the sweeper). Bumps `wake_seq` and sets `wake_pending` unless `wakes` is false
-   * (a decision no traversal consumes: a human request).
+   * (a decision no traversal consumes: a human request). Reads back only what a decider reports
+   * (see {@link DecidedRun}).
    */
-  async decideRequirement(runId: string, gateKey: string, decision: Decision, now: Date, expiredAt?: Date, wakes = true): Promise<RunRecord | null> {
+  async decideRequirement(runId: string, gateKey: string, decision: Decision, now: Date, expiredAt?: Date, wakes = true): Promise<DecidedRun | null> {
     const element: Record<string, unknown> = { gate_key: gateKey, decided_at: null, ...(expiredAt ? { timeout_at: { $lte: expiredAt } } : {}) };
     const set: Record<string, unknown> = { updated_at: now, ...(wakes ? { wake_pending: true } : {}) };
     const fields = { ...decision, decidedAt: now };
@@ -332,7 +378,7 @@ export class WorkflowRuns {
     const doc = await this.collection.findOneAndUpdate(
       { _id: oid(runId), status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: element } },
       { $set: set, ...(wakes ? { $inc: { wake_seq: 1 } } : {}) },
-      { arrayFilters: [Object.fromEntries(Object.entries(element).map(([k, v]) => [`r.${k}`, v]))] },
+      { arrayFilters: [Object.fromEntries(Object.entries(element).map(([k, v]) => [`r.${k}`, v]))], projection: { workflow_definition_id: 1, status: 1, wake_seq: 1 } },
     );
     return doc ? toRecord(doc) : null;
   }
@@ -524,9 +570,10 @@ export class WorkflowRuns {
     return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
   }
 
-  private async cas(filter: Document, changes: Partial<RunRecord>, now: Date): Promise<RunRecord | null> {
+  /** Applies `changes` where `filter` matches; the run after them (only the `projection` fields, when given), or null. */
+  private async cas(filter: Document, changes: Partial<RunRecord>, now: Date, projection?: Document): Promise<RunRecord | null> {
     const set = toDocument<Document>({ ...changes, updatedAt: now });
-    const doc = await this.collection.findOneAndUpdate(filter, { $set: set });
+    const doc = await this.collection.findOneAndUpdate(filter, { $set: set }, projection ? { projection } : {});
     return doc ? toRecord(doc) : null;
   }
 }
@@ -545,6 +592,16 @@ const LIST_PROJECTION: Document = {
   'pending_requirements.edited_output': 0,
   'pending_requirements.user_input': 0,
 };
+
+/** The run views' fields ({@link RUN_VIEW_FIELDS}) as an inclusion projection. */
+const VIEW_PROJECTION: Document = Object.fromEntries(RUN_VIEW_FIELDS.filter((field) => field !== 'id').map((field) => [camelToSnake(field), 1]));
+
+/** A {@link RunGate} of a run document read with its status and gates: `pick` chooses the gate (documents), which alone is mapped. */
+function runGate(doc: Document, pick: (gates: Document[]) => Document | undefined): RunGate {
+  const { pending_requirements: gates, ...rest } = doc;
+  const gate = pick((gates as Document[] | undefined) ?? []);
+  return { run: toRecord(rest), gate: gate ? fromDocument<RequirementRecord>(gate) : null };
+}
 
 /** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
 const DECIDABLE = [...DECIDABLE_RUN_STATUSES];
