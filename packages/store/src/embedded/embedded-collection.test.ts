@@ -10,6 +10,7 @@ import type { DocumentCollection, DocumentStore } from '../document-collection.t
 import type { TestDoc } from '../testing/test-document.ts';
 import { openEmbeddedStore } from './embedded-store.ts';
 import { DuplicateKeyError, IndexConflictError } from './errors.ts';
+import { equalityProbe } from './query.ts';
 
 let store: DocumentStore;
 
@@ -22,14 +23,21 @@ afterEach(async () => {
   await store.close();
 });
 
-/** Counts the documents mingo tests while `action` runs. */
+/** Counts the documents a lookup examines while `action` runs (mingo's tests and the direct equality matcher's). */
 async function documentsExamined(action: () => Promise<unknown>): Promise<number> {
   const test = vi.spyOn(Query.prototype, 'test');
-  await action();
+  // The direct equality matcher does not go through mingo: it reports what it examines here.
+  const examined: unknown[] = [];
+  equalityProbe.examined = (doc) => examined.push(doc);
+  try {
+    await action();
+    examined.push(...test.mock.calls.map(([doc]) => doc));
+  } finally {
+    delete equalityProbe.examined;
+    test.mockRestore();
+  }
   // Distinct documents: operators such as $and test each document again through inner queries.
-  const count = new Set(test.mock.calls.map(([doc]) => doc)).size;
-  test.mockRestore();
-  return count;
+  return new Set(examined).size;
 }
 
 describe('embedded collection', () => {

@@ -11,6 +11,7 @@ import { cloneStored } from './copy.ts';
 import { filterKey } from './filter-key.ts';
 import { applyProjection, compileProjection } from './projection.ts';
 import { LRUCache } from 'lru-cache';
+import { ObjectId } from 'mongodb';
 
 /**
  * The compute options of every query: all of mingo's operators, scripts disabled. mingo's
@@ -63,8 +64,58 @@ export interface Selection {
 
 /** Compiles `filter`. Throws mingo's error for an unknown operator or a malformed filter. */
 export function compileFilter(filter: Filter<Document>): Matcher {
+  const fields = equalityFields(filter);
+  if (fields !== undefined) {
+    // The usual filter (`{ _id }`, `{ workflow_run_id, node_id, iteration_path }`): compared
+    // directly, without compiling; mingo only for a document whose value is an array or another
+    // BSON type (where MongoDB's equality has more to it).
+    let fallback: Query | undefined;
+    return (doc) => {
+      equalityProbe.examined?.(doc);
+      for (const [field, expected] of fields) {
+        const verdict = equals(doc[field], expected);
+        if (verdict === false) return false;
+        if (verdict === undefined) return (fallback ??= compiledQuery(filter)).test(doc);
+      }
+      return true;
+    };
+  }
   const query = compiledQuery(filter);
   return (doc) => query.test(doc);
+}
+
+/**
+ * Where tests observe the documents the direct equality matcher examines (mingo's `Query.test`
+ * shows the others): they count how many documents a lookup looked at, as MongoDB's explain
+ * reports `totalDocsExamined`. Unset outside tests.
+ */
+export const equalityProbe: { examined?: (doc: Document) => void } = {};
+
+/**
+ * The fields of a filter made only of top-level equalities on strings, finite numbers, booleans,
+ * ObjectIds and Dates (no operators, no dotted paths, no null); undefined for any other filter.
+ */
+function equalityFields(filter: Filter<Document>): Array<[string, unknown]> | undefined {
+  const fields: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(filter)) {
+    if (field.startsWith('$') || field.includes('.')) return undefined;
+    if (!(typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || isObjectId(value) || value instanceof Date)) return undefined;
+    fields.push([field, value]);
+  }
+  return fields;
+}
+
+/** Whether a stored `actual` equals `expected` (see {@link equalityFields}); undefined when only mingo can tell (arrays, other BSON types). */
+function equals(actual: unknown, expected: unknown): boolean | undefined {
+  if (actual === undefined || actual === null) return false;
+  if (typeof actual !== 'object') return actual === expected;
+  if (isObjectId(actual)) return isObjectId(expected) && actual.equals(expected);
+  if (actual instanceof Date) return expected instanceof Date && actual.getTime() === expected.getTime();
+  return undefined;
+}
+
+function isObjectId(value: unknown): value is ObjectId {
+  return value instanceof ObjectId;
 }
 
 /**
@@ -79,13 +130,14 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   const { sort, skip = 0, limit = 0, projection = {} } = selection;
   if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
   if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
-  const query = compiledQuery(filter);
   const named = Object.keys(projection).length > 0;
   const simple = named ? compileProjection(projection, compileFilter) : null;
   if (!named || simple !== null) {
-    const selected = sort || skip > 0 ? windowed(query, candidates, sort, skip, limit) : firstMatches(query, candidates, Math.abs(limit));
+    const matches = compileFilter(filter);
+    const selected = sort || skip > 0 ? windowed(matches, candidates, sort, skip, limit) : firstMatches(matches, candidates, Math.abs(limit));
     return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple));
   }
+  const query = compiledQuery(filter);
   // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project
   // copies then, never the live documents. An exclusion's top-level fields go first (that part
   // builds a new object without touching the live one), so only what remains is copied.
@@ -105,17 +157,17 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
  * The matches of `query` among `candidates`, sorted (by a mingo cursor, and only when there are two
  * or more), then skipped and limited (0: no limit).
  */
-function windowed(query: Query, candidates: Iterable<Document>, sort: SortSpec | undefined, skip: number, limit: number): Document[] {
-  const matches = firstMatches(query, candidates, 0);
+function windowed(matcher: Matcher, candidates: Iterable<Document>, sort: SortSpec | undefined, skip: number, limit: number): Document[] {
+  const matches = firstMatches(matcher, candidates, 0);
   const sorted = sort && matches.length > 1 ? compiledQuery({}).find<Document>(matches).sort(sort).all() : matches;
   return sorted.slice(skip, limit === 0 ? undefined : skip + Math.abs(limit));
 }
 
-/** The first `limit` (0: all) of `candidates` that `query` matches, in order: a cursor's result without its cost. */
-function firstMatches(query: Query, candidates: Iterable<Document>, limit: number): Document[] {
+/** The first `limit` (0: all) of `candidates` that `matcher` matches, in order: a cursor's result without its cost. */
+function firstMatches(matcher: Matcher, candidates: Iterable<Document>, limit: number): Document[] {
   const matches: Document[] = [];
   for (const doc of candidates) {
-    if (!query.test(doc)) continue;
+    if (!matcher(doc)) continue;
     matches.push(doc);
     if (matches.length === limit) break;
   }
