@@ -5,6 +5,8 @@
 import { Query } from 'mingo';
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
+import type { Document, Filter } from '../document-collection.ts';
+import type { TestDoc } from '../testing/test-document.ts';
 import { compileFilter } from './query.ts';
 
 const id = new ObjectId();
@@ -16,13 +18,13 @@ const DOCS = [
   { _id: 'text-id', a: null, n: '1' },
   { a: { nested: 'x' }, n: 2 },
 ];
-const FILTERS = [{ _id: id }, { _id: 'text-id' }, { a: 'x' }, { n: 1 }, { b: true }, { b: false }, { at: when }, { a: 'x', n: 1 }, { a: 'y', b: true }, {}];
+const FILTERS: Filter<TestDoc>[] = [{ _id: id }, { _id: 'text-id' }, { a: 'x' }, { n: 1 }, { b: true }, { b: false }, { at: when }, { a: 'x', n: 1 }, { a: 'y', b: true }, {}];
 
 describe('direct equality matching', () => {
   it('matches exactly what mingo matches', () => {
     for (const filter of FILTERS) {
       const reference = new Query(filter);
-      const direct = compileFilter(filter);
+      const direct = compileFilter(filter as Filter<Document>);
       for (const doc of DOCS) expect(direct(doc), `${JSON.stringify(filter)} on ${JSON.stringify(doc)}`).toBe(reference.test(doc));
     }
   });
