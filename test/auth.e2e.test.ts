@@ -71,10 +71,12 @@ describe('JWT (HS256)', () => {
     const forged = await new SignJWT({ aud: 'switchyard-api' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setExpirationTime('5m').sign(new TextEncoder().encode('x'.repeat(40)));
     const expired = await hsToken('u', ALL, { aud: 'switchyard-api', iat: Math.floor(Date.now() / 1000) - 7200 }, Math.floor(Date.now() / 1000) - 3600);
     const otherAudience = await hsToken('u', ALL, { aud: 'someone-else' });
+    const neverExpires = await new SignJWT({ aud: 'switchyard-api', scope: ALL.join(' ') }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').sign(new TextEncoder().encode(SECRET));
     const cases: Array<[Record<string, string>, RegExp]> = [
       [bearer(forged), /signature/],
       [bearer(expired), /expired/],
       [bearer(otherAudience), /'aud' claim/],
+      [bearer(neverExpires), /'exp' claim/],
       [{ authorization: 'Basic dTpw' }, /Bearer/],
       [bearer('not-a-jwt'), /not a JWT/],
     ];

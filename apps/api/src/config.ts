@@ -69,7 +69,7 @@ const MAX_PER_MINUTE = 1_000_000;
  * that a misconfigured service refuses to start.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
-  return {
+  const config: ServiceConfig = {
     port: integer(env, 'PORT', 8080, 0, 65_535),
     host: env.HOST || '127.0.0.1',
     mongodbUri: env.MONGODB_URI || undefined,
@@ -92,6 +92,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     auth: authConfig(env),
     downstreamToken: downstreamTokenConfig(env),
   };
+  // A downstream token signed with the API's own key would let every webhook, agent or MCP server
+  // that receives one call this API as the user.
+  if (config.downstreamToken !== null && config.downstreamToken.secret === config.auth.jwt?.secret) {
+    throw new Error('SWITCHYARD_DOWNSTREAM_TOKEN_SECRET must differ from SWITCHYARD_JWT_SECRET: executors receiving a downstream token could otherwise call this API');
+  }
+  return config;
 }
 
 /**

@@ -62,6 +62,12 @@ describe('configuration', () => {
     });
   });
 
+  it('refuses a downstream token key equal to the API\'s JWT secret (a receiver could call the API with it)', () => {
+    expect(() =>
+      loadConfig({ SWITCHYARD_AUTH: 'jwt', SWITCHYARD_JWT_SECRET: 's'.repeat(32), SWITCHYARD_DOWNSTREAM_TOKEN_SECRET: 's'.repeat(32) }),
+    ).toThrow(/must differ from SWITCHYARD_JWT_SECRET/);
+  });
+
   it('refuses a JWT secret shorter than 32 bytes when the authenticator is built', async () => {
     await expect(Authenticator.create({ modes: ['jwt'], jwt: { secret: 'short' }, trustProxyIdentity: false })).rejects.toThrow(/at least 32 bytes/);
   });

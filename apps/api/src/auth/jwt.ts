@@ -2,7 +2,7 @@
  * Bearer JWT verification with `jose` (issue 9 item 7): HS256 with a shared secret
  * (`SWITCHYARD_JWT_SECRET`), or the asymmetric keys of a JWKS URL (`SWITCHYARD_JWKS_URL`, fetched
  * and cached by jose's remote key set, refetched for an unknown `kid`). `iss` and `aud` are
- * checked when configured; `exp`/`nbf` always (60 s clock tolerance).
+ * checked when configured; `exp` is required and checked, `nbf` when present (60 s clock tolerance).
  *
  * Claims: `sub` (required) is the user id, `preferred_username` (else `name`) the username, scopes
  * come from `scope` (space-separated) or `scopes` (an array of strings).
@@ -72,6 +72,8 @@ export class JwtVerifier {
         issuer: this.#options.issuer,
         audience: this.#options.audience,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // A token without an expiry would be good forever.
+        requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
       throw verificationError(error);

@@ -97,14 +97,16 @@ export interface Observed {
  * to each request (the SDK's own headers win), the answer's status noted on `observed`, and
  * `signal` applied to requests the SDK sends without one.
  */
-export function agentFetch(agent: SharedAgent, headers: Readonly<Record<string, string>>, observed: Observed, signal?: AbortSignal): typeof fetch {
+export function agentFetch(agent: SharedAgent, headers: Readonly<Record<string, string>>, observed: Observed, signal?: AbortSignal, origin?: string): typeof fetch {
   return async (input, init) => {
     observed.status = undefined;
-    const merged: Record<string, string> = { ...headers };
+    const target = typeof input === 'string' || input instanceof URL ? input : input.url;
+    // The entry's headers and the downstream token are for the agent the entry names: a card that
+    // points elsewhere (another origin) does not get them.
+    const merged: Record<string, string> = origin === undefined || new URL(target).origin === origin ? { ...headers } : {};
     new Headers(init?.headers).forEach((value, name) => (merged[name] = value));
     const dispatcher = await agent.get();
     const { fetch: undiciFetch } = await import('undici');
-    const target = typeof input === 'string' || input instanceof URL ? input : input.url;
     // The global fetch's init and undici's differ only in their type declarations.
     const request = { ...init, headers: merged, signal: init?.signal ?? signal, dispatcher } as unknown as Parameters<typeof undiciFetch>[1];
     const response = await undiciFetch(target, request);

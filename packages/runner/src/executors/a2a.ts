@@ -184,7 +184,7 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     const headers = requestHeaders(entry, call.downstreamToken);
     const card = await cardFor(headers, call.signal);
     const observed: Observed = { status: undefined };
-    const client = await clientFor(card, agentFetch(agent, headers, observed));
+    const client = await clientFor(card, agentFetch(agent, headers, observed, undefined, entry.url.origin));
     const progress = new TaskProgress();
     // Aborted once the answer is in, so that a stream left unread is closed.
     const finished = new AbortController();

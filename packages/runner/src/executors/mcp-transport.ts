@@ -49,7 +49,10 @@ export function createServerTransport(server: string, target: McpServerTarget, l
   if (target.transport === 'http') {
     // The connection is shared by every call; each request carries the token of the call that sends it.
     const fetchWithToken = (url: string | URL, init?: RequestInit): Promise<Response> => {
-      const extra = downstreamAuthorization(callScope.getStore(), target.headers);
+      // Never on GET: the SDK opens its long-lived event stream (and reconnects it) from within the
+      // first connect, whose scope would otherwise lend one call's token to the connection for good.
+      const token = (init?.method ?? 'GET').toUpperCase() === 'GET' ? undefined : callScope.getStore();
+      const extra = downstreamAuthorization(token, target.headers);
       if (Object.keys(extra).length === 0) return fetch(url, init);
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);

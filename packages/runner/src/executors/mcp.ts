@@ -133,14 +133,12 @@ export function createMcpExecutor(
     // The default result schema (CallToolResultSchema) guarantees the current result shape.
     // The run context travels in `_meta`: a tool that acts for the run (e.g. the bridge's ask_human) knows where it is called from.
     const _meta = { [RUN_META_KEYS.runId]: request.context.runId, [RUN_META_KEYS.nodeId]: request.context.nodeId, [RUN_META_KEYS.iterationPath]: request.context.iterationPath ?? '' };
-    // Over HTTP the request carries this call's downstream token (mcp-transport.ts reads the scope).
-    const result = (await callScope.run(request.downstreamToken, () =>
-      connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
-        signal: request.signal,
-        // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
-        timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
-      }),
-    )) as CallToolResult;
+    // Over HTTP the request carries this call's downstream token (`attempt` runs in its scope).
+    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
+      signal: request.signal,
+      // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
+      timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
+    })) as CallToolResult;
     if (result.isError === true) {
       throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
         retryable: true,
@@ -171,14 +169,20 @@ export function createMcpExecutor(
     return new ExecutorError(`${subject} failed: ${errorMessage(error)}`, { retryable: true, cause: error, details });
   }
 
-  /** One call on the pooled connection, unredacted. */
-  async function attempt(request: ExecutorCall): Promise<unknown> {
-    const connection = await abortable(pool.acquire(server), request.signal);
-    try {
-      return await call(connection, request);
-    } catch (error) {
-      throw failure(error, connection, request);
-    }
+  /**
+   * One call on the pooled connection, unredacted. Connecting, listing the tools and the call all
+   * run in the call's token scope: a server that requires the bearer gets it on `initialize` too
+   * (the transport never sends a call's token on its long-lived GET stream, see mcp-transport.ts).
+   */
+  function attempt(request: ExecutorCall): Promise<unknown> {
+    return callScope.run(request.downstreamToken, async () => {
+      const connection = await abortable(pool.acquire(server), request.signal);
+      try {
+        return await call(connection, request);
+      } catch (error) {
+        throw failure(error, connection, request);
+      }
+    });
   }
 
   return {
