@@ -6,7 +6,7 @@
  * never waits for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANVAS, echoStep, startService, uniqueName, wf, type ApiResponse, type TestService } from './support/service.ts';
+import { CANVAS, PROXY_HEADERS, echoStep, startService, uniqueName, wf, type ApiResponse, type TestService } from './support/service.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -62,9 +62,9 @@ async function getRequest(run: Running, requestId: string): Promise<any> {
   return response.body;
 }
 
-/** POST .../approve as the person `username` (identity header), or anonymously. */
+/** POST .../approve as the person `username` (identity header), or as the test client's proxy user. */
 async function approve(run: Running, body: Record<string, unknown>, username?: string): Promise<ApiResponse> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...PROXY_HEADERS };
   if (username) headers['x-switchyard-username'] = username;
   const response = await fetch(`${svc.baseUrl}${runPath(run.workflowId, run.runId, '/approve')}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await response.text();
@@ -157,7 +157,7 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
       const second = await askOk(run, { prompt: 'Go ahead?' });
       expect(second.requestId).not.toBe(created.requestId);
       expect((await approve(run, { stepId: second.requestId, resolution: 'confirm' })).status).toBe(200);
-      expect(await getRequest(run, second.requestId)).toMatchObject({ status: 'answered', decision: 'approved', response: null, answeredBy: 'api', context: null, timeoutAt: null });
+      expect(await getRequest(run, second.requestId)).toMatchObject({ status: 'answered', decision: 'approved', response: null, answeredBy: 'e2e-client', context: null, timeoutAt: null });
     } finally {
       await cancel(run);
     }

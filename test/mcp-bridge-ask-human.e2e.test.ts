@@ -5,12 +5,22 @@
  * `_meta`, as Switchyard's MCP executor sends it.
  */
 import { describe, expect, it } from 'vitest';
+import { ApiKeyVerifier, Authenticator, SCOPES, newApiKey } from '@switchyard/api';
 import { type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
 import { CANVAS, uniqueName, wf, type TestService } from './support/service.ts';
 
+// With API keys: the bridge (an agent's service account) asks, and grace answers with her own key,
+// so `answeredBy` is grace from her credential.
+const agentKey = newApiKey('agent', SCOPES);
+const graceKey = newApiKey('grace', SCOPES);
+const authenticator = Authenticator.withKeys(new ApiKeyVerifier({ keys: [agentKey.entry, graceKey.entry] }));
+
 let svc: TestService;
 let bridge: BridgeClient;
-useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]), ['--api-token', agentKey.key], {
+  edge: { authenticator },
+  apiHeaders: { authorization: `Bearer ${agentKey.key}` },
+});
 
 /** A run busy in a long step `agent` (so it stays running while the agent asks). */
 async function busyRun(): Promise<{ workflowId: string; runId: string }> {
@@ -42,7 +52,7 @@ describe('ask_human', () => {
     if (listed.ok) expect(JSON.stringify(listed.data)).toContain(stepId);
     const answer = await fetch(`${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/approve`)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-switchyard-username': 'grace' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${graceKey.key}` },
       body: JSON.stringify({ stepId, resolution: 'user_input', userInput: { response: 'yes, after 5pm' } }),
     });
     expect(answer.status).toBe(200);

@@ -3,7 +3,7 @@
  * option (item 9) and the runState of a step in retry backoff (item 11).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { CANVAS, PROXY_HEADERS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -108,7 +108,7 @@ describe('POST .../cancel', () => {
     // The answer waited for the abort (a 120 s operation), not for the operation.
     expect(cancelled.body).toMatchObject({ runId, status: 'cancelled', changed: true, pendingDirective: null, stepsCompleted: 0 });
     const run = (await svc.api.get(runPath(workflowId, runId))).body;
-    expect(run).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed', cancelledBy: 'api', errorSummary: 'Cancelled by api: no longer needed' });
+    expect(run).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed', cancelledBy: 'e2e-client', errorSummary: 'Cancelled by e2e-client: no longer needed' });
     expect(run.nodeRuns.map((n: any) => [n.nodeName, n.status])).toEqual([['long', 'cancelled']]);
     expect(run.runState.state).toBe('cancelled');
   });
@@ -137,7 +137,7 @@ describe('POST .../cancel', () => {
   it('records who cancelled from the identity headers', async () => {
     const { workflowId, runId } = await svc.startRun({ name: uniqueName('cancel-who'), canvas: CANVAS, nodes: [gated('A')] });
     await svc.waitForGate(workflowId, runId);
-    const response = await fetch(`${svc.baseUrl}${runPath(workflowId, runId, '/cancel')}`, { method: 'POST', headers: { 'x-switchyard-username': 'ada' } });
+    const response = await fetch(`${svc.baseUrl}${runPath(workflowId, runId, '/cancel')}`, { method: 'POST', headers: { ...PROXY_HEADERS, 'x-switchyard-user-id': 'u-ada', 'x-switchyard-username': 'ada' } });
     expect(response.status).toBe(200);
     const run = (await svc.api.get(runPath(workflowId, runId))).body;
     expect(run).toMatchObject({ status: 'cancelled', cancelledBy: 'ada', cancelReason: null, errorSummary: 'Cancelled by ada' });

@@ -13,7 +13,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll } from 'vitest';
 import { buildServer, createApiClient, parseConfig, selectTools, startHttp } from '@switchyard/mcp-bridge';
-import { startService, type TestService } from './service.ts';
+import { startService, type StartOptions, type TestService } from './service.ts';
 
 /** The `switchyard-mcp` command. */
 export const BRIDGE_BIN = fileURLToPath(new URL('../../apps/mcp-bridge/bin/switchyard-mcp.mjs', import.meta.url));
@@ -115,14 +115,14 @@ export async function bridgeOverHttp(apiUrl: string, flags: BridgeFlags = []): P
 }
 
 /**
- * For a test file: starts the API (./service.ts) and an in-process bridge on it before the tests,
- * hands both to `ready`, and closes them after.
+ * For a test file: starts the API (./service.ts, with `options`) and an in-process bridge on it
+ * (with `flags`) before the tests, hands both to `ready`, and closes them after.
  */
-export function useServiceAndBridge(ready: (svc: TestService, bridge: BridgeClient) => void, flags: BridgeFlags = []): void {
+export function useServiceAndBridge(ready: (svc: TestService, bridge: BridgeClient) => void, flags: BridgeFlags = [], options: StartOptions = {}): void {
   let svc: TestService | undefined;
   let bridge: BridgeClient | undefined;
   beforeAll(async () => {
-    svc = await startService({ trustProxyIdentity: true });
+    svc = await startService(options);
     bridge = await bridgeInProcess(svc.baseUrl, flags);
     ready(svc, bridge);
   });

@@ -69,8 +69,13 @@ export interface StartOptions {
   sweepIntervalMs?: number;
   /** The edge: CORS origins, rate limits, authentication (default none of them, as buildApp). */
   edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits' | 'authenticator'>;
-  /** Honour the `x-switchyard-*` identity headers (trusted-proxy mode) without other authentication. */
+  /**
+   * Trusted-proxy mode without other authentication: the `x-switchyard-*` headers say who calls.
+   * The test client then stands in for the proxy: it sends {@link PROXY_HEADERS} with every request.
+   */
   trustProxyIdentity?: boolean;
+  /** Headers the test client sends with every request (e.g. a credential when `edge.authenticator` requires one). */
+  apiHeaders?: Record<string, string>;
   /** The executor registry file (default {@link EXAMPLE_REGISTRY}); `DATA_DIR` is set for it as for the example. */
   registryFile?: string;
   /** Mints each executor call's downstream token (default: none, as without a signing key). */
@@ -143,6 +148,12 @@ export function nested(depth: number): unknown {
   return value;
 }
 
+/** What an authenticating proxy in front would send for the test client: a user with every scope. */
+export const PROXY_HEADERS: Readonly<Record<string, string>> = {
+  'x-switchyard-user-id': 'e2e-client',
+  'x-switchyard-scopes': 'workflows-read workflows-write workflows-control',
+};
+
 /** A unique name, so tests of one file never clash on the unique workflow name. */
 export function uniqueName(prefix: string): string {
   return `${prefix} ${randomBytes(4).toString('hex')}`;
@@ -156,9 +167,10 @@ export function echoStep(name: string, config: Record<string, unknown> = {}, ext
   return { name, nodeType: 'step', executorKey: 'echo', config, ...extra };
 }
 
-function createClient(baseUrl: string): ApiClient {
+/** A client of `baseUrl` sending `defaultHeaders` (credentials, proxy identity) with every request. */
+function createClient(baseUrl: string, defaultHeaders: Readonly<Record<string, string>> = {}): ApiClient {
   async function request<T>(method: string, path: string, body?: unknown, options: RawRequest = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...defaultHeaders, accept: 'application/json' };
     let payload: string | undefined;
     if (options.raw !== undefined) payload = options.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
@@ -242,7 +254,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error(`unexpected server address ${String(address)}`);
     const baseUrl = `http://127.0.0.1:${address.port}`;
-    const api = createClient(baseUrl);
+    const api = createClient(baseUrl, { ...(options.trustProxyIdentity ? PROXY_HEADERS : {}), ...options.apiHeaders });
 
     const service: TestService = {
       baseUrl,

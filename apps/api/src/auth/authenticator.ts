@@ -5,10 +5,10 @@
  *   `jwt` on, a bearer that looks like a JWT (three base64url segments) is verified as one; with
  *   `api-key` on, anything else (and every `X-API-Key`) is looked up among the hashed keys.
  * - With `trustProxyIdentity`, a request without a credential but with `x-switchyard-user-id` (or
- *   `-username`) is
- *   who those headers say (an authenticating proxy in front vouches for them).
- * - Otherwise: with a mode on, 401 `authentication_required`; with none (`SWITCHYARD_AUTH=none`),
- *   the anonymous identity, for which no scope is checked.
+ *   `-username`) is who those headers say (an authenticating proxy in front vouches for them),
+ *   with the scopes of `x-switchyard-scopes` (none without it).
+ * - Otherwise: with a mode on, or in trusted-proxy mode, 401 `authentication_required`; with
+ *   neither (`SWITCHYARD_AUTH=none`), the anonymous identity, for which no scope is checked.
  *
  * Scopes are checked by {@link authorize}: 403 `permission_denied` names the scope missing.
  */
@@ -91,6 +91,8 @@ export class Authenticator {
     if (this.required) {
       throw new AuthenticationError(`Authentication required: send Authorization: Bearer <${this.config.modes.map((m) => (m === 'jwt' ? 'JWT' : 'API key')).join(' or ')}>`);
     }
+    // Trusted-proxy mode: every request should have come through the proxy, which names the caller.
+    if (this.config.trustProxyIdentity) throw new AuthenticationError('Authentication required: the request carries no identity from the authenticating proxy');
     return ANONYMOUS;
   }
 

@@ -19,14 +19,11 @@ export type AuthMethod = 'jwt' | 'api-key' | 'proxy' | 'none';
 /** The caller of one request. */
 export interface CallerIdentity extends TriggeringIdentity {
   method: AuthMethod;
-  /**
-   * True when no scope is checked: `SWITCHYARD_AUTH=none`, or a trusted proxy that sent no
-   * `x-switchyard-scopes` (the proxy decides who gets through).
-   */
+  /** True when no scope is checked: `SWITCHYARD_AUTH=none` without trusted-proxy mode. */
   unrestricted: boolean;
 }
 
-/** Nobody: `SWITCHYARD_AUTH=none` without proxy headers. */
+/** Nobody: `SWITCHYARD_AUTH=none` (and no trusted-proxy mode). */
 export const ANONYMOUS: CallerIdentity = Object.freeze({ userId: null, username: null, scopes: [], method: 'none', unrestricted: true }) as CallerIdentity;
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -42,7 +39,8 @@ export function headerValue(headers: Headers, name: string): string | null {
 
 /**
  * The identity a trusted proxy asserts: `x-switchyard-user-id` and/or `x-switchyard-username`
- * (null when neither is sent), `x-switchyard-scopes` (comma- or space-separated; absent: unrestricted).
+ * (null when neither is sent), `x-switchyard-scopes` (comma- or space-separated; absent: none, so
+ * a proxy that forgets them grants nothing).
  */
 export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
   const userId = headerValue(headers, 'x-switchyard-user-id');
@@ -54,7 +52,7 @@ export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
     username,
     scopes: scopes === null ? [] : scopes.split(/[\s,]+/).filter(Boolean),
     method: 'proxy',
-    unrestricted: scopes === null,
+    unrestricted: false,
   };
 }
 
