@@ -289,6 +289,17 @@ describe('trusted-proxy identity headers', () => {
     const allowed = await call(svc, 'POST', wf(), { 'x-switchyard-user-id': 'u-1', 'x-switchyard-scopes': 'workflows-write' }, { name: uniqueName('proxy'), canvas: CANVAS, nodes: [echoStep('A')] });
     expect(allowed.status).toBe(201);
   });
+
+  it('refuses a request that did not come through the proxy (401), and grants nothing without scopes (403)', async () => {
+    const direct = await call(svc, 'GET', wf());
+    expect(direct.status).toBe(401);
+    expect(direct.body.detail.message).toMatch(/no identity from the authenticating proxy/);
+    // A credential is no way around it: without a mode it is not even looked at.
+    expect((await call(svc, 'GET', wf(), bearer('anything'))).status).toBe(401);
+    const unscoped = await call(svc, 'GET', wf(), { 'x-switchyard-user-id': 'u-1' });
+    expect(unscoped.status).toBe(403);
+    expect(unscoped.body.detail.details).toEqual({ requiredScope: 'workflows-read', grantedScopes: [] });
+  });
 });
 
 describe('without authentication (the loopback default)', () => {

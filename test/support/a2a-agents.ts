@@ -97,6 +97,8 @@ export interface AgentOptions {
   streaming?: boolean;
   /** Port to listen on (default: a free one). */
   port?: number;
+  /** Base URL the card tells clients to send messages to (default: this agent's own). */
+  interfaceUrl?: string;
   behaviour: Behaviour;
 }
 
@@ -273,7 +275,7 @@ function agentCard(options: AgentOptions, url: string): AgentCard {
     name: options.name,
     description: options.description ?? `Test agent ${options.name}`,
     version: options.version ?? '1.0.0',
-    supportedInterfaces: [{ url: `${url}/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [{ url: `${options.interfaceUrl ?? url}/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined,
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [] },
     securitySchemes: {},

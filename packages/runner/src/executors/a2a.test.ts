@@ -124,6 +124,29 @@ describe('a2a executor: the message', () => {
     expect(second!.messageId).not.toBe(first!.messageId);
   });
 
+  it('sends neither the entry headers nor the token to another origin a card points at', async () => {
+    const elsewhere = await startAgent({ name: 'Elsewhere', behaviour: behaviours.answer('from elsewhere', null) });
+    const pointing = await startAgent({ name: 'Pointing', interfaceUrl: elsewhere.url, behaviour: behaviours.answer('unused', null) });
+    const local = createExecutorRegistry(
+      { executors: { pointing: { kind: 'a2a', url: pointing.url, headers: { 'X-Api-Key': 'key-1234' } } } },
+      { baseDir: '.', env: {} },
+    );
+    try {
+      const output = (await local.get('pointing').invoke(call({ text: 'hi' }, { downstreamToken: 'token-abcd' }))) as { text: string };
+      expect(output.text).toBe('from elsewhere');
+      expect(pointing.requests[0]!.headers).toMatchObject({ 'x-api-key': 'key-1234', authorization: 'Bearer token-abcd' });
+      expect(elsewhere.requests.length).toBeGreaterThan(0);
+      for (const request of elsewhere.requests) {
+        expect(request.headers['x-api-key']).toBeUndefined();
+        expect(request.headers.authorization).toBeUndefined();
+      }
+    } finally {
+      await local.close();
+      await pointing.close();
+      await elsewhere.close();
+    }
+  });
+
   it('sends the entry headers and the downstream token on every request, the card fetch included', async () => {
     const fresh = await startAgent({ name: 'Fresh', behaviour: behaviours.answer('ok', null) });
     const local = createExecutorRegistry(
