@@ -16,7 +16,7 @@ import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HmacTokenMinter } from '@switchyard/runner';
 import { behaviours, downAgentUrl, messageText, startAgent, type TestAgent } from './support/a2a-agents.ts';
-import { CANVAS, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { CANVAS, PROXY_HEADERS, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
 const TOKEN_SECRET = 'a2a-downstream-secret-of-32-bytes+';
 const TOKEN_AUDIENCE = 'agents';
@@ -81,7 +81,7 @@ async function trigger(nodes: unknown[], initialInput: Record<string, unknown> =
   await svc.enable(created.id);
   const response = await fetch(`${svc.baseUrl}${wf(`/${created.id}/runs`)}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...PROXY_HEADERS, ...headers },
     body: JSON.stringify({ initialInput }),
   });
   expect(response.status).toBe(202);
