@@ -4,6 +4,11 @@
  * CORS preflights that carry no credential, rate limits counted per authenticated caller. The
  * modes themselves over real HTTP: test/auth.e2e.test.ts.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuildAppOptions } from '../src/app.ts';
@@ -116,5 +121,23 @@ describe('with authentication on', () => {
     const response = await api.inject({ method: 'POST', url: '/api/v1/workflows', headers: { 'content-type': 'application/json' }, payload: '{not json' });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ detail: { error: 'authentication_required' } });
+  });
+});
+
+describe('npm run api-key', () => {
+  it('makes a key, adds its hashed entry to the keys file (creating its directory), and the key then verifies with those scopes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-api-key-'));
+    const file = join(dir, 'config', 'api-keys.json');
+    const script = fileURLToPath(new URL('../src/scripts/api-key.ts', import.meta.url));
+    try {
+      const key = execFileSync(process.execPath, ['--import', 'tsx', script, 'ci-robot', 'workflows-read', '--file', file], { encoding: 'utf8' }).trim();
+      const stored = readFileSync(file, 'utf8');
+      expect(stored).not.toContain(key);
+      const verifier = new ApiKeyVerifier(JSON.parse(stored));
+      expect(verifier.verify(key)).toMatchObject({ userId: 'api-key:ci-robot', scopes: ['workflows-read'] });
+      expect(verifier.verify(`${key}x`)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

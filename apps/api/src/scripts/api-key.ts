@@ -1,10 +1,11 @@
 /**
  * `npm run api-key -- <name> [scope ...] [--file <keys.json>]`: makes a random API key for a
  * service account and prints it once on stdout; with `--file`, adds its entry (name, SHA-256,
- * scopes) to that keys file (created when missing), else prints the entry on stderr to paste.
+ * scopes) to that keys file (created, with its directory, when missing), else prints the entry on stderr to paste.
  * Scopes default to all three. The key itself is stored nowhere. Exit 2 on bad arguments.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiKeyVerifier, newApiKey } from '../auth/api-keys.ts';
 import { SCOPES, isScope } from '../auth/scopes.ts';
@@ -35,6 +36,7 @@ if (values.file === undefined) {
   } catch (error) {
     fail((error as Error).message);
   }
+  await mkdir(dirname(values.file), { recursive: true });
   await writeFile(values.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   console.error(`added '${name}' (${entry.scopes.join(', ')}) to ${values.file}`);
 }
