@@ -87,7 +87,7 @@ import {
   type Observed,
 } from './a2a-transport.ts';
 import { errorMessage } from './error-message.ts';
-import { SharedAgent, bodyExcerpt, checkHeaderNames } from './http.ts';
+import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from './http.ts';
 import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { redactingLogger } from './logger.ts';
@@ -111,32 +111,15 @@ export const A2aEntry = entrySchema('a2a', {
   headers: Type.Optional(HeadersSchema),
 });
 
-/** What an `a2a` entry resolves to (plus `kind` and `timeoutMs`). */
-export interface ResolvedA2aEntry {
-  /** The agent's base URL. */
-  url: URL;
-  headers: Record<string, string>;
-  /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
-  secrets: string[];
-  /** The entry's `description`. */
-  description?: string;
-}
+/** What an `a2a` entry resolves to (plus `kind` and `timeoutMs`): its endpoint, `url` being the agent's base URL. */
+export type ResolvedA2aEntry = ResolvedEndpoint;
 
 /** The `a2a` kind (see `kind.ts`): one undici Agent and one card cache per key, per registry. */
 export const a2aKind = defineKind({
   kind: 'a2a',
   schema: A2aEntry,
   a2aPool: true,
-  resolve: (entry, scope): ResolvedA2aEntry | undefined => {
-    const secrets = new Set<string>();
-    const url = scope.url(entry.url, 'url', secrets);
-    const headers = scope.headers(entry.headers, 'headers', secrets);
-    const namesOk = checkHeaderNames(entry.headers, scope);
-    if (!namesOk || url === undefined || headers === undefined) return undefined;
-    const resolved: ResolvedA2aEntry = { url, headers, secrets: [...secrets] };
-    if (entry.description !== undefined) resolved.description = entry.description;
-    return resolved;
-  },
+  resolve: (entry, scope): ResolvedA2aEntry | undefined => resolveEndpoint(entry, scope),
   open: ({ logger }) => {
     const agent = new SharedAgent();
     const caches = new Map<string, AgentCardCache>();

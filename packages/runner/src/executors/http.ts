@@ -85,6 +85,32 @@ export function checkHeaderNames(headers: Readonly<Record<string, string>> | und
   return ok;
 }
 
+/** What an HTTP endpoint entry (`http`, `a2a`) resolves to, whatever else its kind adds. */
+export interface ResolvedEndpoint {
+  url: URL;
+  headers: Record<string, string>;
+  /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
+  secrets: string[];
+  /** The entry's `description`. */
+  description?: string;
+}
+
+/**
+ * Resolves the `url`, `headers` and `description` of an HTTP endpoint entry (`http`, `a2a`):
+ * expansions, URL checks, header names (see {@link checkHeaderNames}). Undefined after reporting
+ * problems on `scope`.
+ */
+export function resolveEndpoint(entry: { url: string; headers?: Record<string, string>; description?: string }, scope: EntryScope): ResolvedEndpoint | undefined {
+  const secrets = new Set<string>();
+  const url = scope.url(entry.url, 'url', secrets);
+  const headers = scope.headers(entry.headers, 'headers', secrets);
+  const namesOk = checkHeaderNames(entry.headers, scope);
+  if (!namesOk || url === undefined || headers === undefined) return undefined;
+  const resolved: ResolvedEndpoint = { url, headers, secrets: [...secrets] };
+  if (entry.description !== undefined) resolved.description = entry.description;
+  return resolved;
+}
+
 /** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"? }`. */
 export const HttpEntry = entrySchema('http', {
   url: urlSchema('The webhook, http: or https:; ${VAR} expansion; credentials and query values are secrets'),
@@ -93,14 +119,8 @@ export const HttpEntry = entrySchema('http', {
 });
 
 /** What an `http` entry resolves to (plus `kind` and `timeoutMs`). */
-export interface ResolvedHttpEntry {
-  url: URL;
+export interface ResolvedHttpEntry extends ResolvedEndpoint {
   method: (typeof HTTP_METHODS)[number];
-  headers: Record<string, string>;
-  /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
-  secrets: string[];
-  /** The entry's `description`. */
-  description?: string;
 }
 
 /**
@@ -125,14 +145,8 @@ export const httpKind = defineKind({
   // A webhook is no A2A agent: an a2aPool may not list it (definition checks answer 400 at save).
   a2aPool: false,
   resolve: (entry, scope): ResolvedHttpEntry | undefined => {
-    const secrets = new Set<string>();
-    const url = scope.url(entry.url, 'url', secrets);
-    const headers = scope.headers(entry.headers, 'headers', secrets);
-    const namesOk = checkHeaderNames(entry.headers, scope);
-    if (!namesOk || url === undefined || headers === undefined) return undefined;
-    const resolved: ResolvedHttpEntry = { url, method: entry.method ?? 'POST', headers, secrets: [...secrets] };
-    if (entry.description !== undefined) resolved.description = entry.description;
-    return resolved;
+    const endpoint = resolveEndpoint(entry, scope);
+    return endpoint === undefined ? undefined : { ...endpoint, method: entry.method ?? 'POST' };
   },
   open: ({ logger }) => {
     const agent = new SharedAgent();
