@@ -74,11 +74,6 @@ export class ApiKeyVerifier {
     return new ApiKeyVerifier(parsed, `SWITCHYARD_API_KEYS_FILE '${path}'`);
   }
 
-  /** How many keys are configured. */
-  get size(): number {
-    return this.#keys.length;
-  }
-
   /** The identity of `key`; null for an unknown key. Compares with every configured hash (no early exit). */
   verify(key: string): CallerIdentity | null {
     const digest = createHash('sha256').update(key, 'utf8').digest();

@@ -119,7 +119,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       intervalMs: config.retentionIntervalMs,
     });
     opened.push(() => retention.stop());
-    const background = typeof options.background === 'object' ? options.background : { recovery: options.background !== false, sweeper: options.background !== false, retention: options.background !== false };
+    const all = options.background !== false;
+    const background = typeof options.background === 'object' ? options.background : { recovery: all, sweeper: all, retention: all };
     if (background.recovery) engine.startRecovery();
     if (background.sweeper) sweeper.start();
     if (background.retention) retention.start();

@@ -29,9 +29,6 @@ import { WORKFLOW_DISABLED_MESSAGE, requireRun, requireWorkflow } from './workfl
 
 export type { TriggeringIdentity } from '../auth/identity.ts';
 
-/** Nobody in particular (no authenticating proxy in front). */
-export const UNIDENTIFIED: TriggeringIdentity = { userId: null, username: null, scopes: [] };
-
 /** What {@link createRun} needs. */
 export interface NewRunPlan {
   workflow: WorkflowRecord;
@@ -121,7 +118,7 @@ function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
  * 404 when the workflow or the parent run does not exist. `runId` is the id to give the run, when
  * reserved by the caller.
  */
-export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity = UNIDENTIFIED, runId?: string): Promise<RunRecord> {
+export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity, runId?: string): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   const { parentRunId, resolvedDependencies, reused } = await checkDependencies(services, id, body);
