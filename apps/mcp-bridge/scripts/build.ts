@@ -20,7 +20,6 @@
  *
  *   npx tsx apps/mcp-bridge/scripts/build.ts [--no-code-cache]
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -28,6 +27,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { listToolsOverStdio } from './stdio-handshake.ts';
 
 /** apps/mcp-bridge */
 export const BRIDGE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -257,52 +257,14 @@ async function writeAtomically(path: string, contents: string | Uint8Array): Pro
  * initialize and tools/list, exits when stdin closes, and at exit writes the code cache there.
  * Returns the number of tools listed.
  */
-function warmUp(cacheOut: string): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, SWITCHYARD_MCP_CODE_CACHE_OUT: cacheOut, SWITCHYARD_API_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'info' };
-    delete env['SWITCHYARD_MCP_FROM_SOURCE'];
-    // Same argv shape as a normal start (`node bin`): V8 rejects a cache taken under other flags.
-    const child = spawn(process.execPath, [BIN], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let tools: number | null = null;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no tools/list answer within 30 s; stderr: ${stderr.slice(-2000)}`));
-    }, 30_000);
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      for (let newline = stdout.indexOf('\n'); newline >= 0; newline = stdout.indexOf('\n')) {
-        const message = JSON.parse(stdout.slice(0, newline)) as { id?: number; result?: { tools?: unknown[] }; error?: unknown };
-        stdout = stdout.slice(newline + 1);
-        if (message.error) {
-          child.kill('SIGKILL');
-          return reject(new Error(`JSON-RPC error ${JSON.stringify(message.error)}`));
-        }
-        if (message.id === 1) {
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-          send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-        } else if (message.id === 2) {
-          tools = message.result?.tools?.length ?? 0;
-          child.stdin.end();
-        }
-      }
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (tools === null) return reject(new Error(`exited (${signal ?? code}) before answering tools/list; stderr: ${stderr.slice(-2000)}`));
-      if (code !== 0) return reject(new Error(`exited with ${signal ?? code} after tools/list; stderr: ${stderr.slice(-2000)}`));
-      if (!existsSync(cacheOut)) return reject(new Error(`no code cache written; stderr: ${stderr.slice(-2000)}`));
-      resolvePromise(tools);
-    });
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'switchyard-build', version: '0' } } });
-  });
+async function warmUp(cacheOut: string): Promise<number> {
+  const env: Record<string, string | undefined> = { ...process.env, SWITCHYARD_MCP_CODE_CACHE_OUT: cacheOut, SWITCHYARD_API_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'info' };
+  delete env['SWITCHYARD_MCP_FROM_SOURCE'];
+  // Same argv shape as a normal start (`node bin`): V8 rejects a cache taken under other flags.
+  const { tools, code, signal, stderr } = await listToolsOverStdio([BIN], env, 'switchyard-build');
+  if (code !== 0) throw new Error(`exited with ${signal ?? code} after tools/list; stderr: ${stderr.slice(-2000)}`);
+  if (!existsSync(cacheOut)) throw new Error(`no code cache written; stderr: ${stderr.slice(-2000)}`);
+  return tools;
 }
 
 async function main(): Promise<void> {
