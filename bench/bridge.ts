@@ -20,13 +20,13 @@
  *
  *   npm run bench:bridge [-- --cold-runs 10 --calls 300 --warmup 50 --budget-seconds 240]
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { BIN, REPO_ROOT, buildBridge } from '../apps/mcp-bridge/scripts/build.ts';
+import { listToolsOverStdio } from '../apps/mcp-bridge/scripts/stdio-handshake.ts';
 import { bridgeInProcess, bridgeOverStdio, type BridgeClient } from '../test/support/bridge.ts';
 import { CANVAS, echoStep, startService, uniqueName } from '../test/support/service.ts';
 
@@ -117,49 +117,16 @@ const NODE_FLOOR = [
 ];
 
 /** Spawns `args`, times the first tools/list answer, closes stdin and waits for the exit. */
-function coldStart(args: string[], env: Record<string, string | undefined>): Promise<ColdSample> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, { env: { ...env, SWITCHYARD_API_URL: 'http://127.0.0.1:9' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let sample: ColdSample | null = null;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no tools/list answer within 30 s: ${args.join(' ')}\n${stderr.slice(-2000)}`));
-    }, 30_000);
-    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      for (let newline = stdout.indexOf('\n'); newline >= 0; newline = stdout.indexOf('\n')) {
-        const message = JSON.parse(stdout.slice(0, newline)) as { id?: number; result?: { tools?: unknown[] } };
-        stdout = stdout.slice(newline + 1);
-        if (message.id === 1) {
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-          send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-        } else if (message.id === 2 && sample === null) {
-          const elapsed = performance.now() - started;
-          sample = { ms: elapsed, cpuMs: cpuMsOf(child.pid), tools: message.result?.tools?.length ?? -1, fellBack: false, stderr: '' };
-          child.stdin.end();
-          // The bridge exits once stdin closes; a straggler is killed.
-          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-        }
-      }
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (!sample) return reject(new Error(`exited (${signal ?? code}) before answering tools/list: ${args.join(' ')}\n${stderr.slice(-2000)}`));
-      sample.fellBack = stderr.includes(FALLBACK_NOTICE);
-      sample.stderr = stderr;
-      resolve(sample);
-    });
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+async function coldStart(args: string[], env: Record<string, string | undefined>): Promise<ColdSample> {
+  const started = performance.now();
+  let sample: ColdSample | null = null;
+  const { stderr } = await listToolsOverStdio(args, { ...env, SWITCHYARD_API_URL: 'http://127.0.0.1:9' }, 'bench', (child, tools) => {
+    sample = { ms: performance.now() - started, cpuMs: cpuMsOf(child.pid), tools, fellBack: false, stderr: '' };
   });
+  const listed = sample!;
+  listed.fellBack = stderr.includes(FALLBACK_NOTICE);
+  listed.stderr = stderr;
+  return listed;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiKeyVerifier, Authenticator, SCOPES, newApiKey } from '@switchyard/api';
-import { type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import type { BridgeClient } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { CANVAS, uniqueName, wf, type TestService } from './support/service.ts';
 
 // With API keys: the bridge (an agent's service account) asks, and grace answers with her own key,

@@ -5,7 +5,8 @@
  * Every result is checked against the tool's own outputSchema by `bridge.call`.
  */
 import { describe, expect, it } from 'vitest';
-import { bridgeInProcess, type BridgeClient, type Envelope, useServiceAndBridge } from './support/bridge.ts';
+import { bridgeInProcess, type BridgeClient, type Envelope } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { CANVAS, echoStep, uniqueName, type TestService } from './support/service.ts';
 
 let svc: TestService;

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../apps/mcp-bridge/src/tools/semantic/inspect/explain-run.ts';
-import { type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import type { BridgeClient } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { CANVAS, echoStep, uniqueName, wf, type TestService } from './support/service.ts';
 
 const INSPECT = ['watch_run', 'explain_run', 'get_node_detail', 'list_artifacts', 'get_run_events', 'get_timeline'];

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { annotationsOf, SEMANTIC_TOOLS, ORCHESTRATOR_TOOLS } from '@switchyard/mcp-bridge';
-import { bridgeInProcess, bridgeOverHttp, bridgeOverStdio, type BridgeClient, useServiceAndBridge } from './support/bridge.ts';
+import { bridgeInProcess, bridgeOverHttp, bridgeOverStdio, type BridgeClient } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { CANVAS, echoStep, uniqueName, type TestService } from './support/service.ts';
 
 let svc: TestService;

@@ -11,9 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { afterAll, beforeAll } from 'vitest';
 import { buildServer, createApiClient, parseConfig, selectTools, startHttp } from '@switchyard/mcp-bridge';
-import { startService, type StartOptions, type TestService } from './service.ts';
+import type { TestService } from './service.ts';
 
 /** The `switchyard-mcp` command. */
 export const BRIDGE_BIN = fileURLToPath(new URL('../../apps/mcp-bridge/bin/switchyard-mcp.mjs', import.meta.url));
@@ -112,22 +111,4 @@ export async function bridgeOverHttp(apiUrl: string, flags: BridgeFlags = []): P
     await api.close();
   });
   return { ...bridge, url: http.url };
-}
-
-/**
- * For a test file: starts the API (./service.ts, with `options`) and an in-process bridge on it
- * (with `flags`) before the tests, hands both to `ready`, and closes them after.
- */
-export function useServiceAndBridge(ready: (svc: TestService, bridge: BridgeClient) => void, flags: BridgeFlags = [], options: StartOptions = {}): void {
-  let svc: TestService | undefined;
-  let bridge: BridgeClient | undefined;
-  beforeAll(async () => {
-    svc = await startService(options);
-    bridge = await bridgeInProcess(svc.baseUrl, flags);
-    ready(svc, bridge);
-  });
-  afterAll(async () => {
-    await bridge?.close();
-    await svc?.close();
-  });
 }
