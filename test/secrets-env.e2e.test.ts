@@ -16,7 +16,7 @@
  * and the real pino output.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
+import { storedFiles } from './support/data-dir-scan.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The planted secret: 32 random characters. */
@@ -91,30 +92,6 @@ async function finishedRun(executorKey: string, config: unknown): Promise<{ run:
     if (i > 1000) throw new Error(`run did not finish: ${JSON.stringify(run)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** Every file under `dir`, recursively. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/** Every string value of every JSON line of `content`, base64-decoded (the embedded store's BSON payloads). */
-function decodedPayloads(content: Buffer): string[] {
-  const payloads: string[] = [];
-  for (const line of content.toString('utf8').split('\n')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof parsed !== 'object' || parsed === null) continue;
-    for (const value of Object.values(parsed)) {
-      if (typeof value === 'string') payloads.push(Buffer.from(value, 'base64').toString('utf8'));
-    }
-  }
-  return payloads;
 }
 
 /** The forms of the secret found in `text` (names from {@link FORMS}). */
@@ -208,15 +185,11 @@ describe('a secret planted in the environment and used through ${env:NAME}', () 
 
   it('is in no file under DATA_DIR, raw or decoded', async () => {
     await srv!.stop();
-    const files = await filesUnder(dataDir);
+    const files = await storedFiles(dataDir);
     expect(files.length).toBeGreaterThan(0);
-    const payloads: string[] = [];
+    const payloads = files.flatMap((file) => file.payloads);
     const found: string[] = [];
-    for (const file of files) {
-      const content = await readFile(file);
-      for (const form of formsIn(content)) found.push(`${form} in ${file}`);
-      payloads.push(...decodedPayloads(content));
-    }
+    for (const file of files) for (const form of formsIn(file.content)) found.push(`${form} in ${file.path}`);
     // The decoding works: the stored outputs are found in it.
     expect(payloads.some((payload) => payload.includes('seenAuthorization'))).toBe(true);
     for (const payload of payloads) for (const form of formsIn(payload)) found.push(`${form} in a decoded payload`);

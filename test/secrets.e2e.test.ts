@@ -10,11 +10,12 @@
  * a persistent DATA_DIR and the real pino output.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
+import { storedFiles } from './support/data-dir-scan.ts';
 
 const SECRET = `leak-${randomBytes(16).toString('hex')}`;
 const SECRET_VAR = 'SWITCHYARD_TEST_SECRET';
@@ -54,35 +55,6 @@ async function failingRun(executorKey: string): Promise<{ run: any; nodeRuns: an
   }
 }
 
-/** Every file under `dir`, recursively. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/**
- * The payloads of the store's line files (journal, snapshot): the embedded store writes one JSON
- * object a line with the document as base64 BSON, where a secret would not show in the raw bytes.
- * Every string value of every JSON line is base64-decoded (whatever its key), so BSON strings
- * (UTF-8 bytes) can be searched as text.
- */
-function decodedPayloads(content: Buffer): string[] {
-  const payloads: string[] = [];
-  for (const line of content.toString('utf8').split('\n')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof parsed !== 'object' || parsed === null) continue;
-    for (const value of Object.values(parsed)) {
-      if (typeof value === 'string') payloads.push(Buffer.from(value, 'base64').toString('utf8'));
-    }
-  }
-  return payloads;
-}
-
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'switchyard-secrets-'));
   dataDir = join(workDir, 'data');
@@ -118,13 +90,9 @@ describe('a failing MCP server with a secret in its args and env', () => {
   it('stores the secret in no file of DATA_DIR, raw or decoded', async () => {
     expect(runs).toHaveLength(2);
     await srv!.stop();
-    const files = await filesUnder(dataDir);
-    const payloads: string[] = [];
-    for (const file of files) {
-      const content = await readFile(file);
-      expect(content.includes(SECRET), file).toBe(false);
-      payloads.push(...decodedPayloads(content));
-    }
+    const files = await storedFiles(dataDir);
+    for (const file of files) expect(file.content.includes(SECRET), file.path).toBe(false);
+    const payloads = files.flatMap((file) => file.payloads);
     // The decoding works: the stored errors (node run, run summary, retry event) are found in it.
     expect(payloads.filter((payload) => payload.includes('cannot connect to MCP server "leaky"')).length).toBeGreaterThanOrEqual(3);
     expect(payloads.filter((payload) => payload.includes(SECRET))).toEqual([]);
