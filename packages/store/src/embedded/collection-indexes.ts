@@ -24,6 +24,11 @@ export class CollectionIndexes {
   readonly #definitions = new Map<string, IndexDefinition>();
   readonly #unique: UniqueIndex[] = [];
   readonly #equality = new Map<string, EqualityIndex>();
+  /**
+   * Top-level fields some index reads (its keys, its partial filter's fields), or null when a
+   * partial filter names fields through operators this cannot follow (then every field counts).
+   */
+  #indexedFields: Set<string> | null = new Set();
 
   /** No indexes yet; `collection` names the collection in error messages. */
   constructor(collection: string) {
@@ -71,6 +76,7 @@ export class CollectionIndexes {
     this.#definitions.set(prepared.definition.name, prepared.definition);
     if (prepared.unique) this.#unique.push(prepared.unique);
     if (prepared.equality) this.#equality.set(prepared.equality.path, prepared.equality);
+    this.#indexedFields = indexedFieldsOf(this.#definitions.values());
   }
 
   /** Removes an index {@link install}ed last (a failed write undone, see group-commit.ts). */
@@ -78,6 +84,18 @@ export class CollectionIndexes {
     this.#definitions.delete(prepared.definition.name);
     if (prepared.unique) this.#unique.splice(this.#unique.lastIndexOf(prepared.unique), 1);
     if (prepared.equality) this.#equality.delete(prepared.equality.path);
+    this.#indexedFields = indexedFieldsOf(this.#definitions.values());
+  }
+
+  /**
+   * Whether a change of the top-level `fields` of a document can change what any index holds for
+   * it: when false, an update touching only those fields needs neither a unique check nor
+   * re-indexing.
+   */
+  reads(fields: Iterable<string>): boolean {
+    if (this.#indexedFields === null) return true;
+    for (const field of fields) if (this.#indexedFields.has(field)) return true;
+    return false;
   }
 
   /** Throws a DuplicateKeyError when storing `doc` under `docKey` would violate a unique index. */
@@ -124,4 +142,20 @@ export class CollectionIndexes {
     }
     return best;
   }
+}
+
+/** The top-level fields the `definitions` read (see `CollectionIndexes.reads`); null when not known. */
+function indexedFieldsOf(definitions: Iterable<IndexDefinition>): Set<string> | null {
+  const fields = new Set<string>();
+  for (const definition of definitions) {
+    for (const path of Object.keys(definition.keys)) fields.add(path.split('.', 1)[0]!);
+    const partial = definition.partialFilterExpression;
+    if (partial) {
+      for (const path of Object.keys(partial)) {
+        if (path.startsWith('$')) return null; // $and/$or/...: named fields are nested
+        fields.add(path.split('.', 1)[0]!);
+      }
+    }
+  }
+  return fields;
 }

@@ -72,7 +72,73 @@ export function copyValue(value: unknown): unknown {
 export function normalizeDocument(doc: Document): { readonly document: Document; readonly bytes: Uint8Array } {
   const bytes = encodeDocument(doc);
   // A plain deep copy is the same as decoding, and cheaper, when BSON would change nothing.
-  return { document: isNormalized(doc) ? cloneStored(doc) : decodeDocument(bytes), bytes };
+  const copy = copyIfNormalized(doc, 0);
+  return { document: copy === NOT_NORMALIZED ? decodeDocument(bytes) : (copy as Document), bytes };
+}
+
+/**
+ * A deep copy of `doc` as MongoDB would store it, like {@link copyDocument}, but without encoding
+ * when `doc` is BSON-normalized already (the rule for what the store's callers write): one walk
+ * that copies while it checks. Throws as {@link encodeDocument} otherwise.
+ */
+export function normalizedCopy(doc: Document): Document {
+  const copy = copyIfNormalized(doc, 0);
+  return copy === NOT_NORMALIZED ? copyDocument(doc) : (copy as Document);
+}
+
+/** What {@link copyIfNormalized} returns for a value a BSON round trip would change. */
+const NOT_NORMALIZED = Symbol('not normalized');
+
+/**
+ * Nesting depth past which {@link copyIfNormalized} leaves the value to BSON, whose serializer
+ * reports a cycle by name (a cyclic value would otherwise recurse until the stack overflows).
+ */
+const MAX_COPY_DEPTH = 10_000;
+
+/**
+ * A deep copy of `value` when {@link isNormalized} holds for it (same rules, one walk), else
+ * {@link NOT_NORMALIZED}.
+ */
+function copyIfNormalized(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+      return isWellFormed(value) ? value : NOT_NORMALIZED;
+    case 'number':
+    case 'boolean':
+      return value;
+    case 'object':
+      break;
+    default:
+      return NOT_NORMALIZED;
+  }
+  if (value === null) return null;
+  if (depth > MAX_COPY_DEPTH) return NOT_NORMALIZED;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return NOT_NORMALIZED;
+      const element = copyIfNormalized(value[i], depth + 1);
+      if (element === NOT_NORMALIZED) return NOT_NORMALIZED;
+      copy[i] = element;
+    }
+    return copy;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype) {
+    const source = value as Record<string, unknown>;
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) {
+      if (!isWellFormed(key)) return NOT_NORMALIZED;
+      const field = copyIfNormalized(source[key], depth + 1);
+      if (field === NOT_NORMALIZED) return NOT_NORMALIZED;
+      // An own `__proto__` key (user JSON) must stay a field, never become the prototype.
+      if (key === '__proto__') Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
+      else copy[key] = field;
+    }
+    return copy;
+  }
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? NOT_NORMALIZED : new Date(value.getTime());
+  return value instanceof ObjectId ? new ObjectId(value) : NOT_NORMALIZED;
 }
 
 /**

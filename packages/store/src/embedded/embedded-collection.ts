@@ -258,18 +258,19 @@ export class EmbeddedCollection implements DocumentCollection {
     const docKey = canonicalKey(target._id);
     const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + fieldBytes(updated, touched);
     assertDocumentSize(bytes);
-    this.#indexes.assertUnique(docKey, updated);
+    const reindex = this.#indexes.reads(touched);
+    if (reindex) this.#indexes.assertUnique(docKey, updated);
     this.#log.commit(
       { op: 'patch', collection: this.collectionName, id: target._id, set: pick(updated, set), unset },
       () => {
         this.#documents.set(docKey, updated);
         this.#sizes.set(docKey, bytes);
-        this.#indexes.replace(docKey, target, updated);
+        if (reindex) this.#indexes.replace(docKey, target, updated);
       },
       () => {
         this.#documents.set(docKey, target);
         this.#sizes.delete(docKey);
-        this.#indexes.replace(docKey, updated, target);
+        if (reindex) this.#indexes.replace(docKey, updated, target);
       },
     );
     return updated;

@@ -10,7 +10,7 @@ import { $addToSet, $bit, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, 
 import { setValue } from 'mingo/util';
 import { ObjectId } from 'mongodb';
 import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
-import { copyDocument } from './copy.ts';
+import { normalizedCopy } from './copy.ts';
 import { pinnedFields } from './pinned-fields.ts';
 import { compileFilter } from './query.ts';
 import { resolveUpdatePaths, type ArrayFilterMatchers } from './update-paths.ts';
@@ -81,7 +81,7 @@ export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Docume
   if (modifier.$currentDate) modifier.$currentDate = currentDates(modifier.$currentDate as Document);
   // The operators' values as MongoDB would receive them, and none of them the caller's objects:
   // what an update writes into a document is then already BSON-normalized (see `isNormalized`).
-  return { modifier: copyDocument(modifier), setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
+  return { modifier: normalizedCopy(modifier), setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
 }
 
 /**
