@@ -29,7 +29,7 @@ import { applyPatch, type JournalEntry } from './journal-entry.ts';
 import { indexablePins } from './pinned-fields.ts';
 import { compileFilter, projectDocument, selectDocuments, type Selection } from './query.ts';
 import { sortSpec } from './sort-spec.ts';
-import { applyUpdate, parseUpdate, touchedFields, upsertDocument, type ParsedUpdate } from './update.ts';
+import { parseUpdate, touchedFields, updatedCopy, upsertDocument, type ParsedUpdate } from './update.ts';
 
 /** The fields of `doc` named by `like`'s keys. */
 function pick(doc: Document, like: Document): Document {
@@ -230,12 +230,6 @@ export class EmbeddedCollection implements DocumentCollection {
   }
 
   /**
-   * Applies `update` to a copy of the live `target`; returns the new live document, or `target`
-   * when nothing changed. The copy is encoded once, for the journal, and becomes live as is when
-   * it is BSON-normalized (the update's values are normalized copies), which is the rule; it is
-   * decoded from those bytes otherwise (e.g. `$unset` of an array element leaves `undefined`).
-   */
-  /**
    * Applies `update` to the live `target` by copy on write: only the top-level fields the update
    * touches are copied (the rest is shared with `target`, which stays as it was), and the journal
    * gets a `patch` of those fields, not the whole document. Returns the new live document, or
@@ -244,17 +238,16 @@ export class EmbeddedCollection implements DocumentCollection {
    */
   #update(target: Document, update: ParsedUpdate, filter: Filter<Document>): Document {
     const touched = touchedFields(update);
-    const working: Document = { ...target };
-    for (const field of touched) if (field in target) working[field] = cloneStored(target[field]);
-    if (!applyUpdate(working, update, filter)) return target;
+    const { document: working, changed, normalized } = updatedCopy(target, update, filter);
+    if (!changed) return target;
     const set: Document = {};
     const unset: string[] = [];
     for (const field of touched) {
       if (field in working) set[field] = working[field];
       else if (field in target) unset.push(field);
     }
-    // Operator values were normalized by parseUpdate; what the operators computed (e.g. $inc) is too.
-    const updated = isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
+    // Operator values were normalized by parseUpdate; what mingo's operators computed may not be.
+    const updated = normalized || isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
     const docKey = canonicalKey(target._id);
     const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + fieldBytes(updated, touched);
     assertDocumentSize(bytes);

@@ -10,14 +10,17 @@ import { $addToSet, $bit, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, 
 import { setValue } from 'mingo/util';
 import { ObjectId } from 'mongodb';
 import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
-import { normalizedCopy } from './copy.ts';
+import { cloneStored, normalizedCopy } from './copy.ts';
 import { pinnedFields } from './pinned-fields.ts';
+import { applyPlainly, plainAssignments } from './plain-update.ts';
 import { compileFilter } from './query.ts';
 import { resolveUpdatePaths, type ArrayFilterMatchers } from './update-paths.ts';
 
 /** A validated update: the operators to apply (BSON-normalized copies), `$setOnInsert`'s fields, the compiled arrayFilters. */
 export interface ParsedUpdate {
   readonly modifier: Document;
+  /** The modifier as plain assignments (see plain-update.ts), when it is one. */
+  readonly plain: ReturnType<typeof plainAssignments>;
   readonly setOnInsert: Document | undefined;
   readonly arrayFilters: ArrayFilterMatchers;
 }
@@ -81,17 +84,27 @@ export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Docume
   if (modifier.$currentDate) modifier.$currentDate = currentDates(modifier.$currentDate as Document);
   // The operators' values as MongoDB would receive them, and none of them the caller's objects:
   // what an update writes into a document is then already BSON-normalized (see `isNormalized`).
-  return { modifier: normalizedCopy(modifier), setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
+  const copied = normalizedCopy(modifier);
+  return { modifier: copied, plain: matchers.size === 0 ? plainAssignments(copied) : undefined, setOnInsert: setOnInsert as Document | undefined, arrayFilters: matchers };
 }
 
 /**
- * Applies `update` to `doc` in place, as on a match (`$setOnInsert` ignored); `filter` is the one
- * that matched `doc` (it resolves the positional `$`). Returns true when `doc` changed. Throws as
- * `resolveUpdatePaths`, and mingo's error for an update of `_id` or a malformed operator argument;
- * `doc` may then be partly updated (callers work on a copy).
+ * `target` with `update` applied, as on a match (`$setOnInsert` ignored), by copy on write:
+ * `target` is not changed, and the result shares with it every sub-document the update does not
+ * change. `filter` is the one that matched `target` (it resolves the positional `$`). Also says
+ * whether the update changed anything, and whether what it wrote is BSON-normalized for sure:
+ * true when it was applied as plain assignments of its (normalized) values (plain-update.ts),
+ * false when mingo applied it (which can leave e.g. `undefined` in an array: check the result).
+ * Throws as `resolveUpdatePaths`, and mingo's error for an update of `_id` or a malformed
+ * operator argument.
  */
-export function applyUpdate(doc: Document, update: ParsedUpdate, filter: Filter<Document>): boolean {
-  return applyOperators(doc, update.modifier, update, filter);
+export function updatedCopy(target: Document, update: ParsedUpdate, filter: Filter<Document>): { document: Document; changed: boolean; normalized: boolean } {
+  const document: Document = { ...target };
+  const changed = update.plain && applyPlainly(document, update.plain);
+  if (changed !== undefined) return { document, changed, normalized: true };
+  // mingo changes sub-documents in place: it works on copies of the fields it may touch.
+  for (const field of touchedFields(update)) if (field in target) document[field] = cloneStored(target[field]);
+  return { document, changed: applyOperators(document, update.modifier, update, filter), normalized: false };
 }
 
 /**
@@ -103,8 +116,12 @@ export function applyUpdate(doc: Document, update: ParsedUpdate, filter: Filter<
 export function upsertDocument(filter: Filter<Document>, update: ParsedUpdate): Document {
   const doc: Document = {};
   for (const [path, values] of pinnedFields(filter)) if (values.length === 1) setValue(doc, path, values[0]);
-  applyOperators(doc, update.modifier, update, {});
-  if (update.setOnInsert) applyOperators(doc, { $set: update.setOnInsert }, update, {});
+  if (!update.plain || applyPlainly(doc, update.plain) === undefined) applyOperators(doc, update.modifier, update, {});
+  if (update.setOnInsert) {
+    const setOnInsert = { $set: update.setOnInsert };
+    const plain = plainAssignments(setOnInsert);
+    if (!plain || applyPlainly(doc, plain) === undefined) applyOperators(doc, setOnInsert, update, {});
+  }
   const { _id = new ObjectId(), ...fields } = doc;
   return { _id, ...fields };
 }
