@@ -25,7 +25,7 @@ import { CollectionIndexes } from './collection-indexes.ts';
 import { assertDocumentSize, cloneStored, decodeDocument, documentBytes, encodeDocument, fieldBytes, isNormalized, normalizeDocument } from './copy.ts';
 import { DuplicateKeyError } from './errors.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
-import { applyPatch, type JournalEntry } from './journal-entry.ts';
+import { applyPatch, encodePatch, type JournalEntry } from './journal-entry.ts';
 import { indexablePins } from './pinned-fields.ts';
 import { compileFilter, projectDocument, selectDocuments, type Selection } from './query.ts';
 import { sortSpec } from './sort-spec.ts';
@@ -249,12 +249,14 @@ export class EmbeddedCollection implements DocumentCollection {
     // Operator values were normalized by parseUpdate; what mingo's operators computed may not be.
     const updated = normalized || isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
     const docKey = canonicalKey(target._id);
-    const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + fieldBytes(updated, touched);
+    const patch = { set: pick(updated, set), unset };
+    const encoded = encodePatch(target._id, patch.set, unset);
+    const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + encoded.setFieldBytes;
     assertDocumentSize(bytes);
     const reindex = this.#indexes.reads(touched);
     if (reindex) this.#indexes.assertUnique(docKey, updated);
     this.#log.commit(
-      { op: 'patch', collection: this.collectionName, id: target._id, set: pick(updated, set), unset },
+      { op: 'patch', collection: this.collectionName, id: target._id, ...patch, bytes: encoded.bytes },
       () => {
         this.#documents.set(docKey, updated);
         this.#sizes.set(docKey, bytes);

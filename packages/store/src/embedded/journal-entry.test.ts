@@ -1,6 +1,6 @@
 import { BSON, ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { decodeEntry, encodeEntry, type JournalEntry } from './journal-entry.ts';
+import { decodeEntry, encodeEntry, encodePatch, type JournalEntry } from './journal-entry.ts';
 
 describe('journal entries', () => {
   it('round-trip documents exactly, whatever their keys and types', () => {
@@ -27,6 +27,17 @@ describe('journal entries', () => {
     expect(decodeEntry(encodeEntry({ op: 'delete', collection: 'c', id }))).toEqual({ op: 'delete', collection: 'c', id });
     const index = { name: 'live', keys: { a: 1 as const, b: -1 as const }, unique: true, partialFilterExpression: { at: { $gt: new Date(0) } } };
     expect(decodeEntry(encodeEntry({ op: 'index', collection: 'c', index }))).toEqual({ op: 'index', collection: 'c', index });
+  });
+
+  it('encode a patch as BSON of { _id, set, unset }, and measure its fields by difference', () => {
+    const id = new ObjectId();
+    const set = { status: 'completed', output: { nested: [1, { deep: 'x' }] }, at: new Date(5) };
+    const { bytes, setFieldBytes } = encodePatch(id, set, ['error']);
+    expect(Buffer.from(bytes)).toEqual(Buffer.from(BSON.serialize({ _id: id, set, unset: ['error'] })));
+    const before = { _id: id, error: 'x', status: 'running' };
+    expect(BSON.calculateObjectSize({ ...before, ...set })).toBe(BSON.calculateObjectSize({ _id: id, error: 'x' }) + setFieldBytes);
+    const entry: JournalEntry = { op: 'patch', collection: 'c', id, set, unset: ['error'], bytes };
+    expect(decodeEntry(encodeEntry(entry))).toEqual({ op: 'patch', collection: 'c', id, set, unset: ['error'] });
   });
 
   it('reject malformed lines', () => {

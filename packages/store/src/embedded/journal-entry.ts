@@ -31,13 +31,15 @@ export type JournalEntry =
       readonly set: Document;
       /** Top-level fields removed. */
       readonly unset: readonly string[];
+      /** The entry's payload encoded as BSON, when the writer already has it (see {@link encodePatch}). */
+      readonly bytes?: Uint8Array;
     }
   | { readonly op: 'delete'; readonly collection: string; readonly id: unknown }
   | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition };
 
 /** The line (without its newline) of `entry`. Throws as `encodeDocument`. */
 export function encodeEntry(entry: JournalEntry): string {
-  const bytes = (entry.op === 'put' ? entry.bytes : undefined) ?? encodeDocument(payloadOf(entry));
+  const bytes = (entry.op === 'put' || entry.op === 'patch' ? entry.bytes : undefined) ?? encodeDocument(payloadOf(entry));
   const bson = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   // As JSON.stringify({ op, coll, bson }) would write it (base64 needs no escaping).
   return `{"op":${JSON.stringify(entry.op)},"coll":${JSON.stringify(entry.collection)},"bson":"${bson}"}`;
@@ -81,6 +83,37 @@ export function decodeLine(path: string, line: Line): JournalEntry {
   } catch (error) {
     throw new CorruptFileError(path, line, (error as Error).message, { cause: error });
   }
+}
+
+/**
+ * The BSON payload of a patch entry (`{ _id, set, unset }`), and how many bytes the `set` fields
+ * take in a document (the sum of their elements: a document's size changes by the difference of
+ * the old and new fields' bytes). The fields are encoded once, for both. Throws as
+ * `encodeDocument`.
+ */
+export function encodePatch(id: unknown, set: Document, unset: readonly string[]): { bytes: Uint8Array; setFieldBytes: number } {
+  const setDocument = encodeDocument(set);
+  const idElements = elementsOf(encodeDocument({ _id: id }));
+  const unsetElements = elementsOf(encodeDocument({ unset }));
+  const bytes = new Uint8Array(4 + idElements.byteLength + SET_ELEMENT_HEAD.byteLength + setDocument.byteLength + unsetElements.byteLength + 1);
+  new DataView(bytes.buffer).setInt32(0, bytes.byteLength, true);
+  let offset = 4;
+  for (const part of [idElements, SET_ELEMENT_HEAD, setDocument, unsetElements]) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return { bytes, setFieldBytes: setDocument.byteLength - EMPTY_DOCUMENT_BYTES };
+}
+
+/** BSON element header of an embedded document named `set`: type 0x03, then the name as a C string. */
+const SET_ELEMENT_HEAD = Uint8Array.of(0x03, ...Buffer.from('set'), 0);
+
+/** Bytes of an empty BSON document (its length and terminator). */
+const EMPTY_DOCUMENT_BYTES = 5;
+
+/** The element bytes of a BSON document (without its length prefix and terminator). */
+function elementsOf(document: Uint8Array): Uint8Array {
+  return document.subarray(4, document.byteLength - 1);
 }
 
 function payloadOf(entry: JournalEntry): Document {
