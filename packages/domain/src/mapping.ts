@@ -8,6 +8,7 @@
  * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`, NUL -> `~0`. A key without those characters is stored unchanged, so
  * operators reading documents with mongosh see the user's keys.
  */
+import { memoOnImmutable } from './immutable.ts';
 
 /** Fields (in either naming) whose values are user JSON: their keys are never renamed. */
 export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
@@ -91,8 +92,21 @@ function mapOpaque(value: unknown, mapKey: (key: string) => string): unknown {
   return keysChange(value, mapKey) ? copyOpaque(value, mapKey) : value;
 }
 
-/** True when `mapKey` changes some key of `value`, deep (walks without allocating). */
+/** Whether a key mapping changes some key of an immutable value, by mapping (see {@link keysChange}). */
+const KEYS_CHANGE = new Map<(key: string) => string, WeakMap<object, boolean>>();
+
+/**
+ * True when `mapKey` changes some key of `value`, deep (walks without allocating). Remembered for
+ * immutable parts (immutable.ts), so an output wrapping earlier outputs is walked only where new.
+ */
 function keysChange(value: unknown, mapKey: (key: string) => string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  let cache = KEYS_CHANGE.get(mapKey);
+  if (!cache) KEYS_CHANGE.set(mapKey, (cache = new WeakMap()));
+  return memoOnImmutable(cache, value, (object) => anyKeyChanges(object, mapKey));
+}
+
+function anyKeyChanges(value: unknown, mapKey: (key: string) => string): boolean {
   if (Array.isArray(value)) return value.some((v) => keysChange(v, mapKey));
   if (!isPlainObject(value)) return false;
   for (const key in value) {

@@ -43,11 +43,6 @@ export function boundedText(text: string, maxChars: number = MAX_ERROR_CHARS): s
   return `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters left out)`;
 }
 
-/** Bytes of `value` as JSON text (UTF-8); `undefined` counts as `null`. */
-export function jsonByteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
-}
-
 /**
  * The snapshot bytes one response may still inline (see the module comment). One instance per
  * response; views ask it before inlining each snapshot.

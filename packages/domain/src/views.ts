@@ -3,7 +3,8 @@
  * fields (lease, triggering identity, directive, counters) are left out.
  */
 import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from './records.ts';
-import { MAX_ACTIVE_NODE_IDS, jsonByteLength, type SnapshotBudget } from './response-bounds.ts';
+import { jsonByteLength } from './json-size.ts';
+import { MAX_ACTIVE_NODE_IDS, type SnapshotBudget } from './response-bounds.ts';
 import { deriveRunState } from './run-state.ts';
 import { ACTIVE_NODE_RUN_STATUSES, type NodeRunStatus } from './run-status.ts';
 import type { NodeRunDetail, NodeStatusCounts, RequirementRecordView, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';

@@ -5,7 +5,7 @@
  * `stepConfig.onError` after the last attempt.
  */
 import type { NodeRunRecord, PoolAttempt, StepConfig, WorkflowNode } from '@switchyard/domain';
-import { STEP_CONFIG_DEFAULTS, boundedText, jsonByteLength } from '@switchyard/domain';
+import { STEP_CONFIG_DEFAULTS, boundedText, immutable, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { formatSeconds, timeoutReason } from './executors/abort.ts';
@@ -100,7 +100,8 @@ export class StepRunner {
       const served = servedBy(node);
       let output: unknown;
       try {
-        output = await this.invokeWithFailover(keys, step, nodeRun.attempt, served);
+        // Immutable from here on: the store, later steps and size checks share it instead of copying it.
+        output = immutable(await this.invokeWithFailover(keys, step, nodeRun.attempt, served));
       } catch (error) {
         this.deps.signal.throwIfAborted();
         const message = messageOf(error);

@@ -80,7 +80,9 @@ function lazyElements(array: readonly unknown[], path: string): unknown[] {
   function* values(): Generator<CelInput> {
     for (let index = 0; index < array.length; index++) yield element(index);
   }
-  return new Proxy(array as unknown[], {
+  // The proxy's target is a stand-in of the same length, not `array`: a frozen (immutable) array's
+  // elements are non-configurable, and a proxy must report those of its target as they are.
+  return new Proxy(new Array<unknown>(array.length), {
     get(target, property, receiver) {
       if (typeof property === 'string' && ARRAY_INDEX.test(property)) {
         const index = Number(property);

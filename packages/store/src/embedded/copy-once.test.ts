@@ -3,6 +3,7 @@
  * copies: what it stores and returns must still be exactly what a BSON round trip gives, and no
  * caller may reach a stored object.
  */
+import { immutable } from '@switchyard/domain';
 import { BSON, ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../document-collection.ts';
@@ -114,6 +115,25 @@ describe('copying once', () => {
     const updated = (await items.findOneAndUpdate({ _id: 1 }, { $set: { other: 1 } }))!;
     updated.value.inner.n = 4;
     expect(await items.findOne({ _id: 1 })).toEqual({ _id: 1, list: [{ inner: { n: 1 }, at: new Date(0) }], value: { inner: { n: 1 }, at: new Date(0) }, other: 1 });
+    await store.close();
+  });
+
+  it('shares immutable values instead of copying them, and still updates around and inside them', async () => {
+    const store = await openEmbeddedStore({ dataDir: null });
+    const items = store.collection<TestDoc>('items');
+    const earlier = immutable({ deep: { list: [1, 2] } });
+    const output = immutable({ arguments: { i: 1 }, input: earlier });
+    await items.insertOne({ _id: 1, output: null, status: 'running' });
+    await items.updateOne({ _id: 1 }, { $set: { status: 'completed', output } });
+    const read = (await items.findOne({ _id: 1 }))!;
+    expect(read.output).toBe(output);
+    await items.insertOne({ _id: 2, wrapped: { output } });
+    expect((await items.findOne({ _id: 2 }))!.wrapped.output).toBe(output);
+    // Operators that change parts of an immutable value work on a copy of it.
+    await items.updateOne({ _id: 1 }, { $push: { 'output.input.deep.list': 3 } as never, $set: { 'output.arguments.i': 2 } });
+    expect((await items.findOne({ _id: 1 }))!.output).toEqual({ arguments: { i: 2 }, input: { deep: { list: [1, 2, 3] } } });
+    expect(earlier).toEqual({ deep: { list: [1, 2] } });
+    expect(output.arguments.i).toBe(1);
     await store.close();
   });
 });

@@ -4,8 +4,11 @@
  * survive, `undefined` becomes `null`, functions are dropped, and the copy shares no object with
  * its source ({@link normalizeDocument}, whose bytes are also the journal's). Out of it by
  * {@link cloneStored}, a plain deep copy of what such a round trip produced: the result is the
- * same, without encoding.
+ * same, without encoding. Immutable parts (`isImmutable` of @switchyard/domain: outputs the engine
+ * froze) are shared both ways instead of copied: nobody can change them, and an output that wraps
+ * earlier ones then costs only what it adds.
  */
+import { isImmutable, memoOnImmutable } from '@switchyard/domain';
 import { BSON, ObjectId } from 'mongodb';
 import { DocumentTooLargeError, type Document } from '../document-collection.ts';
 
@@ -112,6 +115,8 @@ function copyIfNormalized(value: unknown, depth: number): unknown {
       return NOT_NORMALIZED;
   }
   if (value === null) return null;
+  // Immutable parts are shared, not copied (nobody changes them).
+  if (isImmutable(value)) return isNormalized(value) ? value : NOT_NORMALIZED;
   if (depth > MAX_COPY_DEPTH) return NOT_NORMALIZED;
   if (Array.isArray(value)) {
     const copy = new Array<unknown>(value.length);
@@ -148,14 +153,21 @@ function copyIfNormalized(value: unknown, depth: number): unknown {
  * Decimal128, DBRef, RegExp...) through a BSON round trip.
  */
 export function cloneStored<T>(value: T): T {
-  return cloneValue(value) as T;
+  return cloneValue(value, true) as T;
 }
 
-function cloneValue(value: unknown): unknown {
+/** Like {@link cloneStored}, but shares nothing, immutable parts included: a copy to change in place. */
+export function cloneMutable<T>(value: T): T {
+  return cloneValue(value, false) as T;
+}
+
+/** A deep copy of `value`; immutable parts (`isImmutable`, never changed by anyone) are shared when `share`. */
+function cloneValue(value: unknown, share: boolean): unknown {
   if (typeof value !== 'object' || value === null) return value;
+  if (share && isImmutable(value)) return value;
   if (Array.isArray(value)) {
     const copy = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = cloneValue(value[i]);
+    for (let i = 0; i < value.length; i++) copy[i] = cloneValue(value[i], share);
     return copy;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
@@ -163,7 +175,7 @@ function cloneValue(value: unknown): unknown {
     const source = value as Record<string, unknown>;
     const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
     for (const key of Object.keys(source)) {
-      const field = cloneValue(source[key]);
+      const field = cloneValue(source[key], share);
       // An own `__proto__` key (user JSON) must stay a field, never become the prototype.
       if (key === '__proto__') Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
       else copy[key] = field;
@@ -184,18 +196,26 @@ function cloneValue(value: unknown): unknown {
  * Binary, a class instance): decode it from its BSON then.
  */
 export function isNormalized(value: unknown): boolean {
+  return typeof value === 'object' && value !== null ? memoOnImmutable(NORMALIZED, value, isNormalizedObject) : isNormalizedScalar(value);
+}
+
+/** {@link isNormalized} of immutable objects, measured once. */
+const NORMALIZED = new WeakMap<object, boolean>();
+
+function isNormalizedScalar(value: unknown): boolean {
+  if (value === null) return true;
   switch (typeof value) {
     case 'string':
       return isWellFormed(value);
     case 'number':
     case 'boolean':
       return true;
-    case 'object':
-      break;
     default:
       return false;
   }
-  if (value === null) return true;
+}
+
+function isNormalizedObject(value: unknown): boolean {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) if (!(i in value) || !isNormalized(value[i])) return false;
     return true;

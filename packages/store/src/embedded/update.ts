@@ -10,7 +10,7 @@ import { $addToSet, $bit, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, 
 import { setValue } from 'mingo/util';
 import { ObjectId } from 'mongodb';
 import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
-import { cloneStored, normalizedCopy } from './copy.ts';
+import { cloneMutable, normalizedCopy } from './copy.ts';
 import { pinnedFields } from './pinned-fields.ts';
 import { applyPlainly, plainAssignments } from './plain-update.ts';
 import { compileFilter } from './query.ts';
@@ -103,7 +103,7 @@ export function updatedCopy(target: Document, update: ParsedUpdate, filter: Filt
   const changed = update.plain && applyPlainly(document, update.plain);
   if (changed !== undefined) return { document, changed, normalized: true };
   // mingo changes sub-documents in place: it works on copies of the fields it may touch.
-  for (const field of touchedFields(update)) if (field in target) document[field] = cloneStored(target[field]);
+  for (const field of touchedFields(update)) if (field in target) document[field] = cloneMutable(target[field]);
   return { document, changed: applyOperators(document, update.modifier, update, filter), normalized: false };
 }
 
