@@ -60,6 +60,39 @@ describe('sequences and CEL arguments', () => {
   });
 });
 
+describe('recording node runs', () => {
+  it('records a step that answers within the turn in one write, with the same node run and events as a slower one', async () => {
+    const writes: string[] = [];
+    const nodeRuns = h.repos.nodeRuns;
+    for (const method of ['startAttempt', 'recordEndedAttempt', 'end'] as const) {
+      const original = nodeRuns[method].bind(nodeRuns) as (...args: unknown[]) => Promise<unknown>;
+      (nodeRuns as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        writes.push(method);
+        return original(...args);
+      };
+    }
+    const wf = await h.createWorkflow([step('Quick', { config: { a: 1 } }), step('Slow', { executorKey: 'wait', config: { ms: 5 } })]);
+    const run = await h.runToEnd(wf.id, { x: 1 });
+    expect(run.status).toBe('completed');
+    expect(writes).toEqual(['recordEndedAttempt', 'startAttempt', 'end']);
+    const runs = await nodeRunsByName(run.id);
+    for (const name of ['Quick', 'Slow']) {
+      expect(runs[name]).toMatchObject({ status: 'completed', attempt: 1, executorKey: name === 'Quick' ? 'echo' : 'wait', error: null });
+      expect(runs[name]!.startedAt.getTime()).toBeLessThanOrEqual(runs[name]!.finishedAt!.getTime());
+    }
+    expect(runs.Quick).toMatchObject({ inputSnapshot: { a: 1 }, outputSnapshot: { arguments: { a: 1 }, input: { x: 1 } }, snapshotBytes: { input: 7, output: JSON.stringify({ arguments: { a: 1 }, input: { x: 1 } }).length } });
+    const events = await h.repos.events.listByRun(run.id);
+    expect(events.map((e) => [e.type, e.payload.nodeName ?? null])).toEqual([
+      ['run.started', null],
+      ['node.started', 'Quick'],
+      ['node.completed', 'Quick'],
+      ['node.started', 'Slow'],
+      ['node.completed', 'Slow'],
+      ['run.completed', null],
+    ]);
+  });
+});
+
 describe('parallel', () => {
   it('runs children concurrently and outputs them by name', async () => {
     const clock = await onManualClock();

@@ -6,7 +6,7 @@
  */
 import type { NodeRunRecord, NodeType, RequirementRecord, RunEventType, RunRecord } from '@switchyard/domain';
 import { SETTLED_NODE_RUN_STATUSES, requirementRaisedPayload } from '@switchyard/domain';
-import type { NodeRunEnd, Repositories } from '@switchyard/store';
+import type { NodeRunEnd, NodeRunStart, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 
 /** The owner's lease may have passed to another instance: this owner must stop. */
@@ -91,22 +91,45 @@ export class RunLedger {
 
   /** Starts the next attempt of a node run and appends `node.started`. `inputBytes`: the snapshot's JSON size, when measured. */
   async start(node: LedgerNode, iterationPath: string, inputSnapshot: unknown, inputBytes?: number): Promise<NodeRunRecord> {
-    const nodeRun = await this.repos.nodeRuns.startAttempt(
-      {
-        runId: this.run.id,
-        workflowDefinitionId: this.run.workflowDefinitionId,
-        nodeId: node.id,
-        nodeName: node.name,
-        nodeType: node.nodeType,
-        iterationPath,
-        inputSnapshot,
-        inputBytes,
-      },
-      this.clock.now(),
-    );
+    const nodeRun = await this.repos.nodeRuns.startAttempt(this.#attemptStart(node, iterationPath, inputSnapshot, inputBytes), this.clock.now());
     this.memo.set(nodeRunKey(node.id, iterationPath), nodeRun);
-    await this.event('node.started', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, nodeRunId: nodeRun.id });
+    await this.#startedEvent(nodeRun);
     return nodeRun;
+  }
+
+  /**
+   * Records an attempt that started and ended already (its executor answered within the turn) in
+   * one write, with the events {@link start} and {@link end} append: `node.started`, then
+   * `node.<status>`.
+   */
+  async startEnded(node: LedgerNode, iterationPath: string, inputSnapshot: unknown, inputBytes: number | undefined, end: NodeRunEnd): Promise<NodeRunRecord> {
+    const nodeRun = await this.repos.nodeRuns.recordEndedAttempt(this.#attemptStart(node, iterationPath, inputSnapshot, inputBytes), end, this.clock.now());
+    this.memo.set(nodeRunKey(node.id, iterationPath), nodeRun);
+    await this.#startedEvent(nodeRun);
+    await this.#ended(nodeRun, end);
+    return nodeRun;
+  }
+
+  /** The number the next attempt of this node run gets (the memo holds every attempt this run recorded). */
+  nextAttempt(nodeId: string, iterationPath: string): number {
+    return (this.existing(nodeId, iterationPath)?.attempt ?? 0) + 1;
+  }
+
+  #attemptStart(node: LedgerNode, iterationPath: string, inputSnapshot: unknown, inputBytes: number | undefined): NodeRunStart {
+    return {
+      runId: this.run.id,
+      workflowDefinitionId: this.run.workflowDefinitionId,
+      nodeId: node.id,
+      nodeName: node.name,
+      nodeType: node.nodeType,
+      iterationPath,
+      inputSnapshot,
+      inputBytes,
+    };
+  }
+
+  #startedEvent(nodeRun: NodeRunRecord): Promise<void> {
+    return this.event('node.started', { nodeId: nodeRun.nodeId, nodeName: nodeRun.nodeName, iterationPath: nodeRun.iterationPath, attempt: nodeRun.attempt, nodeRunId: nodeRun.id });
   }
 
   /**
@@ -130,6 +153,11 @@ export class RunLedger {
   async end(nodeRun: NodeRunRecord, end: NodeRunEnd): Promise<void> {
     const updated = await this.repos.nodeRuns.end(nodeRun.id, end, this.clock.now(), nodeRun.inputSnapshot);
     if (updated) this.memo.set(nodeRunKey(updated.nodeId, updated.iterationPath), updated);
+    await this.#ended(nodeRun, end);
+  }
+
+  /** After an attempt's end was stored: progress on the run (first end of this execution), then `node.<status>`. */
+  async #ended(nodeRun: NodeRunRecord, end: NodeRunEnd): Promise<void> {
     if (!this.progressRecorded) {
       this.progressRecorded = true;
       await this.repos.runs.markProgress(this.run.id, this.owner);

@@ -86,7 +86,9 @@ describe('store errors are not workflow failures', () => {
   });
 
   it(`fails the run after ${MAX_INTERNAL_FAILURES} internal errors in a row`, async () => {
-    const wf = await h.createWorkflow([step('A')]);
+    // A step that takes a while: its start is recorded before it answers (a quick one's start and
+    // end are one write, which would be progress), and that start's event keeps failing.
+    const wf = await h.createWorkflow([step('A', { executorKey: 'wait', config: { ms: 5 } })]);
     failEventAppends('node.started', 100);
     const run = await h.createRun(wf.id);
     for (let i = 0; i < MAX_INTERNAL_FAILURES; i++) {

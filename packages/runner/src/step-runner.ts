@@ -94,14 +94,23 @@ export class StepRunner {
     // rounds or of an owner that crashed do not use it up.
     const before = ledger.existing(node.id, iterationPath)?.attempt ?? 0;
     for (;;) {
-      const nodeRun = await this.startAttempt(step);
-      const tries = nodeRun.attempt - before;
+      const attempt = ledger.nextAttempt(node.id, iterationPath);
+      const tries = attempt - before;
       ledger.assertOwned();
       const served = servedBy(node);
+      // Immutable from here on: the store, later steps and size checks share it instead of copying it.
+      const call = this.invokeWithFailover(keys, step, attempt, served).then(immutable);
+      // An answer within this turn of the event loop (a builtin, a cached result) is recorded with
+      // its start in one write; otherwise the start is recorded now, while the executor works.
+      const quick = await answeredWithinTurn(call);
+      if (quick?.answered) {
+        const recorded = await this.recordAnswered(step, quick.output, served);
+        if (recorded) return recorded;
+      }
+      const nodeRun = await this.startAttempt(step);
       let output: unknown;
       try {
-        // Immutable from here on: the store, later steps and size checks share it instead of copying it.
-        output = immutable(await this.invokeWithFailover(keys, step, nodeRun.attempt, served));
+        output = await call;
       } catch (error) {
         this.deps.signal.throwIfAborted();
         const message = messageOf(error);
@@ -116,29 +125,59 @@ export class StepRunner {
         boundary.throwIfAborted();
         continue;
       }
-      // Too large to keep and show: the same call would produce it again, so no retry.
-      const { bytes: outputBytes, problem } = checkOutputSize(output, this.maxOutputBytes);
-      if (problem !== null) return this.giveUp(node, nodeRun, problem, served);
-      // Outside the try: a store error here is no executor failure and must not cause a retry.
-      try {
-        await ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes, ...served });
-      } catch (error) {
-        if (!isDocumentTooLarge(error)) throw error;
-        // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
-        return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`, served);
-      }
-      return { output, skipped: false };
+      return this.finish(step, nodeRun, output, served);
     }
+  }
+
+  /**
+   * Records an attempt whose executor already answered with `output`, start and end in one write.
+   * Resolves with the step's result, or with null when that cannot be (the output is over the
+   * limit, or too large to store with the arguments): the caller then records the start alone
+   * and {@link finish}es, which fails the step as it should.
+   */
+  private async recordAnswered(step: StepExecution, output: unknown, served: ServedBy): Promise<NodeResult | null> {
+    const { bytes: outputBytes, problem } = checkOutputSize(output, this.maxOutputBytes);
+    if (problem !== null) return null;
+    const { snapshot, bytes } = this.inputSnapshot(step);
+    const end = { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes, ...served } as const;
+    try {
+      await this.deps.ledger.startEnded(step.node, step.iterationPath, snapshot, bytes, end);
+    } catch (error) {
+      if (!isDocumentTooLarge(error)) throw error;
+      return null;
+    }
+    return { output, skipped: false };
+  }
+
+  /** Records the successful end of the attempt `nodeRun` with `output`: fails the step instead when the output is too large to keep. */
+  private async finish(step: StepExecution, nodeRun: NodeRunRecord, output: unknown, served: ServedBy): Promise<NodeResult> {
+    const { node } = step;
+    // Too large to keep and show: the same call would produce it again, so no retry.
+    const { bytes: outputBytes, problem } = checkOutputSize(output, this.maxOutputBytes);
+    if (problem !== null) return this.giveUp(node, nodeRun, problem, served);
+    // A store error here is no executor failure and must not cause a retry.
+    try {
+      await this.deps.ledger.end(nodeRun, { status: step.holdForReview ? 'awaiting_approval' : 'completed', outputSnapshot: output, outputBytes, ...served });
+    } catch (error) {
+      if (!isDocumentTooLarge(error)) throw error;
+      // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
+      return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`, served);
+    }
+    return { output, skipped: false };
+  }
+
+  /** The input snapshot of an attempt (its arguments, or a note saying they are too large to keep) and its JSON size when it is the arguments. */
+  private inputSnapshot(step: StepExecution): { snapshot: unknown; bytes: number | undefined } {
+    const bytes = jsonByteLength(step.arguments);
+    if (bytes > this.maxOutputBytes) return { snapshot: { argumentsTooLargeToStore: true, bytes, limit: this.maxOutputBytes }, bytes: undefined };
+    return { snapshot: step.arguments, bytes };
   }
 
   /** Starts an attempt; arguments too large to keep as the input snapshot are recorded as such, not stored. */
   private async startAttempt(step: StepExecution): Promise<NodeRunRecord> {
-    const bytes = jsonByteLength(step.arguments);
-    if (bytes > this.maxOutputBytes) {
-      return this.deps.ledger.start(step.node, step.iterationPath, { argumentsTooLargeToStore: true, bytes, limit: this.maxOutputBytes });
-    }
+    const { snapshot, bytes } = this.inputSnapshot(step);
     try {
-      return await this.deps.ledger.start(step.node, step.iterationPath, step.arguments, bytes);
+      return await this.deps.ledger.start(step.node, step.iterationPath, snapshot, bytes);
     } catch (error) {
       if (!isDocumentTooLarge(error)) throw error;
       return this.deps.ledger.start(step.node, step.iterationPath, { argumentsTooLargeToStore: true });
@@ -241,6 +280,27 @@ function untilTimeout<T>(call: Promise<T>, timer: AbortSignal, timedOut: () => E
     const onTimeout = (): void => reject(timedOut());
     timer.addEventListener('abort', onTimeout, { once: true });
     call.then(resolve, (error: unknown) => reject(timer.aborted ? timedOut() : error)).finally(() => timer.removeEventListener('abort', onTimeout));
+  });
+}
+
+/**
+ * The outcome of `call` when it settles before the event loop's next turn (it did no I/O, or
+ * found its answer at hand), else undefined once that turn came. A rejection is no answer here:
+ * the caller records the attempt's start and handles it as any failure.
+ */
+function answeredWithinTurn<T>(call: Promise<T>): Promise<{ answered: true; output: T } | undefined> {
+  return new Promise((resolve) => {
+    const turn = setImmediate(() => resolve(undefined));
+    call.then(
+      (output) => {
+        clearImmediate(turn);
+        resolve({ answered: true, output });
+      },
+      () => {
+        clearImmediate(turn);
+        resolve(undefined);
+      },
+    );
   });
 }
 

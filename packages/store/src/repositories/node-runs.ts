@@ -159,6 +159,19 @@ export class NodeRuns {
    * snapshot given (an attempt's output snapshots are null).
    */
   async startAttempt(start: NodeRunStart, now: Date): Promise<NodeRunRecord> {
+    return this.recordAttempt(start, now);
+  }
+
+  /**
+   * Records an attempt that started and already ended, in one write: what {@link startAttempt}
+   * then {@link end} record (a step whose executor answered within the engine's turn).
+   */
+  async recordEndedAttempt(start: NodeRunStart, end: NodeRunEnd, now: Date): Promise<NodeRunRecord> {
+    return this.recordAttempt(start, now, end);
+  }
+
+  /** The next attempt of a node run (see {@link startAttempt}), ended as `end` says when given. */
+  private async recordAttempt(start: NodeRunStart, now: Date, end?: NodeRunEnd): Promise<NodeRunRecord> {
     const doc = await this.collection.findOneAndUpdate(
       keyFilter(start),
       {
@@ -180,12 +193,13 @@ export class NodeRuns {
           pool_attempts: null,
           finished_at: null,
           updated_at: now,
+          ...(end ? endFields(end, now) : {}),
         },
         $inc: { attempt: 1 },
       },
       { upsert: true, projection: WITHOUT_SNAPSHOTS },
     );
-    return { ...toRecord(doc!), inputSnapshot: start.inputSnapshot ?? null, outputSnapshot: null, originalOutputSnapshot: null };
+    return { ...toRecord(doc!), inputSnapshot: start.inputSnapshot ?? null, outputSnapshot: end?.outputSnapshot ?? null, originalOutputSnapshot: end?.originalOutputSnapshot ?? null };
   }
 
   /**
@@ -229,19 +243,7 @@ export class NodeRuns {
   async end(nodeRunId: string, end: NodeRunEnd, now: Date, inputSnapshot: unknown): Promise<NodeRunRecord | null> {
     const doc = await this.collection.findOneAndUpdate(
       { _id: oid(nodeRunId) },
-      {
-        $set: {
-          status: end.status,
-          output_snapshot: toStoredUserData(end.outputSnapshot ?? null),
-          original_output_snapshot: toStoredUserData(end.originalOutputSnapshot ?? null),
-          'snapshot_bytes.output': end.outputBytes ?? jsonByteLength(end.outputSnapshot),
-          'snapshot_bytes.original_output': jsonByteLength(end.originalOutputSnapshot),
-          error: end.error ? boundedText(end.error) : null,
-          ...servedFields(end),
-          finished_at: end.status === 'awaiting_approval' ? null : now,
-          updated_at: now,
-        },
-      },
+      { $set: endFields(end, now) },
       { projection: WITHOUT_SNAPSHOTS },
     );
     if (!doc) return null;
@@ -292,6 +294,21 @@ export class NodeRuns {
 /** The fields a node run document gets when it is created, besides its key. */
 function identityFields(start: Omit<NodeRunStart, 'inputSnapshot'>, now: Date): Document {
   return { workflow_definition_id: oid(start.workflowDefinitionId), node_name: start.nodeName, node_type: start.nodeType, created_at: now };
+}
+
+/** The fields an attempt's end sets (status, output snapshots and sizes, error, who served it, end time). */
+function endFields(end: NodeRunEnd, now: Date): Document {
+  return {
+    status: end.status,
+    output_snapshot: toStoredUserData(end.outputSnapshot ?? null),
+    original_output_snapshot: toStoredUserData(end.originalOutputSnapshot ?? null),
+    'snapshot_bytes.output': end.outputBytes ?? jsonByteLength(end.outputSnapshot),
+    'snapshot_bytes.original_output': jsonByteLength(end.originalOutputSnapshot),
+    error: end.error ? boundedText(end.error) : null,
+    ...servedFields(end),
+    finished_at: end.status === 'awaiting_approval' ? null : now,
+    updated_at: now,
+  };
 }
 
 /** The document fields of {@link NodeRunEnd.executorKey} and `poolAttempts`, those given only (an end after a review keeps the attempt's). */
