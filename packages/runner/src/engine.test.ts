@@ -78,7 +78,7 @@ describe('recording node runs', () => {
     const runs = await nodeRunsByName(run.id);
     for (const name of ['Quick', 'Slow']) {
       expect(runs[name]).toMatchObject({ status: 'completed', attempt: 1, executorKey: name === 'Quick' ? 'echo' : 'wait', error: null });
-      expect(runs[name]!.startedAt.getTime()).toBeLessThanOrEqual(runs[name]!.finishedAt!.getTime());
+      expect(runs[name]!.startedAt!.getTime()).toBeLessThanOrEqual(runs[name]!.finishedAt!.getTime());
     }
     expect(runs.Quick).toMatchObject({ inputSnapshot: { a: 1 }, outputSnapshot: { arguments: { a: 1 }, input: { x: 1 } }, snapshotBytes: { input: 7, output: JSON.stringify({ arguments: { a: 1 }, input: { x: 1 } }).length } });
     const events = await h.repos.events.listByRun(run.id);
