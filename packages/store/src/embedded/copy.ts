@@ -11,6 +11,7 @@
 import { isImmutable, memoOnImmutable } from '@switchyard/domain';
 import { BSON, ObjectId } from 'mongodb';
 import { DocumentTooLargeError, type Document } from '../document-collection.ts';
+import { serializeDocument } from './bson-writer.ts';
 
 /** MongoDB's maximum document size in bytes of BSON (16 MiB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -22,7 +23,7 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 export function encodeDocument(doc: Document): Uint8Array {
   let bytes: Uint8Array;
   try {
-    bytes = BSON.serialize(doc);
+    bytes = serializeDocument(doc);
   } catch (error) {
     // BSON's serialization buffer ends a little above 16 MiB: a larger document overflows it.
     if (error instanceof RangeError) throw new DocumentTooLargeError(`document is over MongoDB's 16 MiB limit of BSON`);
