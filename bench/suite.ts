@@ -1,6 +1,6 @@
 /**
- * The benchmark suite (issue #10): every figure of the issue's table, measured in this one
- * process, printed as a table (figure | measured | goal | met?) with peak RSS and DATA_DIR bytes,
+ * The benchmark suite (issue #10): every figure of the issue's table, measured in one run against
+ * one service process (forked, see suite/service-child.ts), printed as a table (figure | measured | goal | met?) with peak RSS and DATA_DIR bytes,
  * and written as JSON to bench/results/latest.json.
  *
  *   npm run bench [-- --quick] [-- --save]

@@ -1,21 +1,26 @@
 /**
- * The figures measured over HTTP against the real app (one instance on the embedded store in a
- * fresh data directory, compaction off): single-step runs per second under 50 concurrent trigger
+ * The figures measured over HTTP against the real app (one instance, in the service process, on the
+ * embedded store in a fresh data directory, compaction off): single-step runs per second under 50 concurrent trigger
  * connections and the data-directory bytes each run adds; the run detail's request rate relative
- * to a bare Fastify route serving the same body in the same process; /approve latency with many
+ * to a bare Fastify route serving the same body in the service's process; /approve latency with many
  * concurrent racers on one gate, exactly one of which must win.
  */
-import Fastify from 'fastify';
 import type { WorkflowNodeInput } from '@switchyard/domain';
 import { API_PREFIX } from '@switchyard/api';
-import { directoryBytes, echoStep, percentile, type BenchApp, type BenchServices } from '../support.ts';
+import { echoStep, percentile } from '../support.ts';
 import { openPool, runLoad, sendAtOnce, type LoadRequest } from './http-load.ts';
+import type { ServiceProcess } from './service-process.ts';
+
+/** The app under test: where it listens (`http://127.0.0.1:<port>`). */
+export interface AppUnderTest {
+  readonly baseUrl: string;
+}
 
 /** Polling period of a wait on runs, milliseconds. */
 const POLL_MS = 10;
 
 /** Creates (POST /workflows) and enables a workflow of `nodes` through the API; returns its id. Throws unless both answer as expected. */
-export async function createEnabledWorkflow(app: BenchApp, name: string, nodes: readonly WorkflowNodeInput[]): Promise<string> {
+export async function createEnabledWorkflow(app: AppUnderTest, name: string, nodes: readonly WorkflowNodeInput[]): Promise<string> {
   const created = await request(app, 'POST', API_PREFIX, { name, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes });
   if (created.status !== 201) throw new Error(`create workflow: ${created.status} ${created.text.slice(0, 500)}`);
   const id = (created.json as { id: string }).id;
@@ -43,12 +48,12 @@ export interface TriggerResult {
  * accepted run completed. Rejects when a trigger is not answered 202 or the runs do not complete.
  */
 export async function measureTriggers(
-  services: BenchServices,
-  app: BenchApp,
+  service: ServiceProcess,
+  app: AppUnderTest,
   options: { connections: number; durationMs: number; maxRequests: number; settleMs: number },
 ): Promise<TriggerResult> {
   const workflowId = await createEnabledWorkflow(app, 'suite single step', [echoStep('Only', { customer: 'c-1' })]);
-  const bytesBefore = directoryBytes(services.dataDir!);
+  const bytesBefore = await service.dataDirBytes();
   const started = performance.now();
   const load = await runLoad({
     origin: app.baseUrl,
@@ -61,11 +66,14 @@ export async function measureTriggers(
   if (accepted !== load.requests) throw new Error(`triggers answered ${JSON.stringify([...load.statuses])}, expected only 202`);
   const deadline = performance.now() + options.settleMs;
   for (;;) {
-    const { items, total } = await services.repos.runs.list({ workflowId, status: 'completed' }, 1, 1);
+    const total = await service.completedRuns(workflowId);
     if (total === accepted) {
       const seconds = (performance.now() - started) / 1000;
-      const bytesPerRun = (directoryBytes(services.dataDir!) - bytesBefore) / accepted;
-      return { runs: accepted, runsPerSecond: accepted / seconds, bytesPerRun, workflowId, runId: items[0]!.id };
+      const bytesPerRun = ((await service.dataDirBytes()) - bytesBefore) / accepted;
+      const runs = await request(app, 'GET', `${API_PREFIX}/${workflowId}/runs?perPage=1&includeNodeRuns=false`);
+      const runId = (runs.json as { runs?: Array<{ id: string }> }).runs?.[0]?.id;
+      if (!runId) throw new Error(`list runs: ${runs.status} ${runs.text.slice(0, 500)}`);
+      return { runs: accepted, runsPerSecond: accepted / seconds, bytesPerRun, workflowId, runId };
     }
     if (performance.now() > deadline) throw new Error(`${total} of ${accepted} triggered runs completed within ${options.settleMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -83,12 +91,13 @@ export interface RunDetailResult {
 }
 
 /**
- * Loads GET run detail of `runId`, then a bare Fastify route (started here, on 127.0.0.1)
- * returning the same body as an object, each over `connections` connections for `durationMs`
+ * Loads GET run detail of `runId`, then a bare Fastify route in the service's process (on
+ * 127.0.0.1) returning the same body as an object, each over `connections` connections for `durationMs`
  * milliseconds (at most `maxRequests`). Rejects when an answer is not 200.
  */
 export async function measureRunDetail(
-  app: BenchApp,
+  service: ServiceProcess,
+  app: AppUnderTest,
   workflowId: string,
   runId: string,
   options: { connections: number; durationMs: number; maxRequests: number },
@@ -96,23 +105,15 @@ export async function measureRunDetail(
   const path = `${API_PREFIX}/${workflowId}/runs/${runId}`;
   const detail = await request(app, 'GET', path);
   if (detail.status !== 200) throw new Error(`run detail: ${detail.status} ${detail.text.slice(0, 500)}`);
-  const bare = Fastify({ logger: false });
-  bare.get('/detail', async () => detail.json);
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  try {
-    const address = bare.server.address();
-    if (address === null || typeof address === 'string') throw new Error(`unexpected server address ${String(address)}`);
-    const load = async (origin: string, target: string) => {
-      const result = await runLoad({ origin, ...options, request: () => ({ method: 'GET', path: target }) });
-      if ((result.statuses.get(200) ?? 0) !== result.requests) throw new Error(`GET ${target} answered ${JSON.stringify([...result.statuses])}`);
-      return result.perSecond;
-    };
-    const appPerSecond = await load(app.baseUrl, path);
-    const barePerSecond = await load(`http://127.0.0.1:${address.port}`, '/detail');
-    return { appPerSecond, barePerSecond, ratio: appPerSecond / barePerSecond };
-  } finally {
-    await bare.close();
-  }
+  const bareUrl = await service.bareRoute(detail.json);
+  const load = async (origin: string, target: string) => {
+    const result = await runLoad({ origin, ...options, request: () => ({ method: 'GET', path: target }) });
+    if ((result.statuses.get(200) ?? 0) !== result.requests) throw new Error(`GET ${target} answered ${JSON.stringify([...result.statuses])}`);
+    return result.perSecond;
+  };
+  const appPerSecond = await load(app.baseUrl, path);
+  const barePerSecond = await load(bareUrl, '/detail');
+  return { appPerSecond, barePerSecond, ratio: appPerSecond / barePerSecond };
 }
 
 /** What {@link measureApproveRace} measured. */
@@ -134,7 +135,7 @@ export interface ApproveResult {
  * confirmation, waits for its gate, then sends `racers` decisions at once over as many (already
  * open) connections. Rejects when a run does not reach its gate in time.
  */
-export async function measureApproveRace(app: BenchApp, options: { gates: number; racers: number; timeoutMs: number }): Promise<ApproveResult> {
+export async function measureApproveRace(app: AppUnderTest, options: { gates: number; racers: number; timeoutMs: number }): Promise<ApproveResult> {
   const workflowId = await createEnabledWorkflow(app, 'suite approve', [
     echoStep('Gate', { amount: 100 }, { humanReview: { requiresConfirmation: true, onReject: 'skip' } } as Partial<WorkflowNodeInput>),
     echoStep('After'),
@@ -181,7 +182,7 @@ export async function measureApproveRace(app: BenchApp, options: { gates: number
 }
 
 /** Polls the run detail until the run awaits approval with a pending requirement; returns its stepId. Throws when the run ends or `deadline` (performance.now() ms) passes. */
-async function waitForGate(app: BenchApp, workflowId: string, runId: string, deadline: number): Promise<string> {
+async function waitForGate(app: AppUnderTest, workflowId: string, runId: string, deadline: number): Promise<string> {
   for (;;) {
     const detail = await request(app, 'GET', `${API_PREFIX}/${workflowId}/runs/${runId}`);
     const run = detail.json as { status?: string; pendingRequirements?: Array<{ stepId: string }> };
@@ -193,7 +194,7 @@ async function waitForGate(app: BenchApp, workflowId: string, runId: string, dea
 }
 
 /** One JSON request with the global fetch: status, raw text and parsed body (null when not JSON). */
-async function request(app: BenchApp, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; json: unknown }> {
+async function request(app: AppUnderTest, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; json: unknown }> {
   const response = await fetch(`${app.baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -1,18 +1,20 @@
 /**
- * The benchmark suite (issue #10, item 6): every figure of the issue's table measured in one
- * process, one workload after another, each next to its goal.
+ * The benchmark suite (issue #10, item 6): every figure of the issue's table, one workload after
+ * another, each next to its goal. The service under test is a process of its own
+ * (service-child.ts): engine workloads run there, the app listens there; this process only
+ * generates load, so the service's peak RSS and CPU are its own.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { directoryBytes, openBenchServices, startBenchApp } from '../support.ts';
-import { chain, loop, parallel, runWorkload, type WorkloadResult } from './engine-figures.ts';
+import type { WorkloadResult } from './engine-figures.ts';
 import { peakRssMb, withTimeout, type Figure, type Goal } from './figure.ts';
 import { measureApproveRace, measureRunDetail, measureTriggers } from './http-figures.ts';
 import { describeMachine, judged, type SuiteReport } from './report.ts';
+import { ServiceProcess, type WorkloadPart } from './service-process.ts';
 
 /** Sizes of the workloads; counts are runs, steps, requests; durations in milliseconds. */
 export interface SuiteSizes {
+  /** Size of each part (chain, loop, parallel) of the unmeasured warm-up workload, and its runs. */
+  readonly warmUpSteps: number;
+  readonly warmUpRuns: number;
   readonly chainSteps: number;
   readonly chainRuns: number;
   /** Steps of the long chain compared per node with the `chainSteps` one (2,000 vs 500 in full). */
@@ -35,8 +37,10 @@ export interface SuiteSizes {
 
 /** The issue's workloads. */
 export const FULL_SIZES: SuiteSizes = {
+  warmUpSteps: 150,
+  warmUpRuns: 3,
   chainSteps: 500,
-  chainRuns: 3,
+  chainRuns: 10,
   longChainSteps: 2_000,
   loopIterations: 1_000,
   parallelChildren: 100,
@@ -53,6 +57,8 @@ export const FULL_SIZES: SuiteSizes = {
 
 /** Shrunk workloads: the suite runs in a few seconds, and its figures mean nothing. */
 export const QUICK_SIZES: SuiteSizes = {
+  warmUpSteps: 20,
+  warmUpRuns: 1,
   chainSteps: 20,
   chainRuns: 1,
   longChainSteps: 80,
@@ -91,6 +97,8 @@ export async function runSuite(options: { quick: boolean; log?: (line: string) =
   const figures: Figure[] = [];
   const errors: string[] = [];
   let dataDirBytes = 0;
+  const service = await ServiceProcess.start();
+  const servicePeakRssMb = () => service.peakRssMb();
 
   /** Runs `work`; on failure records the error and returns undefined. */
   const attempt = async <T>(name: string, work: () => Promise<T>): Promise<T | undefined> => {
@@ -98,7 +106,7 @@ export async function runSuite(options: { quick: boolean; log?: (line: string) =
     const started = performance.now();
     try {
       const result = await work();
-      log(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS ${peakRssMb().toFixed(0)} MB`);
+      log(`${name}: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS of the service ${(await servicePeakRssMb()).toFixed(0)} MB`);
       return result;
     } catch (error) {
       errors.push(`${name}: ${(error as Error).message}`);
@@ -106,60 +114,71 @@ export async function runSuite(options: { quick: boolean; log?: (line: string) =
       return undefined;
     }
   };
-  const workload = async (name: string, nodes: Parameters<typeof runWorkload>[0], runs: number, tolerate?: RegExp) => {
-    const result = await attempt(name, () => runWorkload(nodes, runs, sizes.timeoutMs, tolerate));
+  const run = (parts: WorkloadPart[], runs: number, tolerate?: RegExp) => service.workload({ parts, runs, timeoutMs: sizes.timeoutMs, tolerate: tolerate?.source });
+  const workload = async (name: string, parts: WorkloadPart[], runs: number, tolerate?: RegExp) => {
+    const result = await attempt(name, () => run(parts, runs, tolerate));
     if (result) dataDirBytes += result.bytesWritten;
     return result;
   };
   const rate = (result: WorkloadResult | undefined) => result?.nodeRunsPerSecond ?? null;
 
-  // Unmeasured warm-up, so that the first figure does not pay for the JIT compiling the engine.
-  await attempt('warm-up', () => runWorkload([...chain(20), ...loop(20)], 1, sizes.timeoutMs));
+  try {
+    // Unmeasured warm-up, so that the figures do not pay for the JIT compiling the engine.
+    await attempt('warm-up', () => run([{ kind: 'chain', size: sizes.warmUpSteps }, { kind: 'loop', size: sizes.warmUpSteps }, { kind: 'parallel', size: sizes.warmUpSteps }], sizes.warmUpRuns));
 
-  const chainResult = await workload(`chain of ${sizes.chainSteps}`, chain(sizes.chainSteps), sizes.chainRuns);
-  figures.push({ key: 'chain.nodeRunsPerSecond', label: `node runs/s, ${sizes.chainSteps}-step linear chain of builtin echo`, measured: rate(chainResult), unit: 'node runs/s', goal: atLeast(5_000) });
+    const chainResult = await workload(`chain of ${sizes.chainSteps}`, [{ kind: 'chain', size: sizes.chainSteps }], sizes.chainRuns);
+    figures.push({ key: 'chain.nodeRunsPerSecond', label: `node runs/s, ${sizes.chainSteps}-step linear chain of builtin echo`, measured: rate(chainResult), unit: 'node runs/s', goal: atLeast(5_000) });
 
-  log(`chain of ${sizes.longChainSteps}...`);
-  figures.push(await longChainFigure(sizes, chainResult, errors, (result) => (dataDirBytes += result.bytesWritten)));
+    log(`chain of ${sizes.longChainSteps}...`);
+    figures.push(await longChainFigure(sizes, chainResult, errors, () => run([{ kind: 'chain', size: sizes.longChainSteps }], 1), (result) => (dataDirBytes += result.bytesWritten)));
 
-  // `echo` nests its input, so the loop's collected output outgrows the default output limit
-  // (1 MiB) after its last iteration: the run fails then, its iterations all ran and count.
-  const loopResult = await workload(`loop of ${sizes.loopIterations}`, loop(sizes.loopIterations), 1, OUTPUT_TOO_LARGE);
-  const loopRss = peakRssMb();
-  figures.push(
-    { key: 'loop.nodeRunsPerSecond', label: `node runs/s, loop of ${sizes.loopIterations} iterations × 1 echo step`, measured: rate(loopResult), unit: 'node runs/s', goal: atLeast(5_000), note: loopResult?.tolerated.length ? `the run then failed: ${loopResult.tolerated[0]}` : undefined },
-    { key: 'loop.peakRssMb', label: 'peak RSS of the process after the loop', measured: loopResult ? loopRss : null, unit: 'MB', goal: atMost(300) },
-    { key: 'loop.megabytesWritten', label: 'DATA_DIR bytes written by the loop', measured: loopResult ? loopResult.bytesWritten / 1024 / 1024 : null, unit: 'MB', goal: null },
-  );
+    // `echo` nests its input, so the loop's collected output outgrows the default output limit
+    // (1 MiB) after its last iteration: the run fails then, its iterations all ran and count.
+    const loopResult = await workload(`loop of ${sizes.loopIterations}`, [{ kind: 'loop', size: sizes.loopIterations }], 1, OUTPUT_TOO_LARGE);
+    const loopRss = await servicePeakRssMb();
+    figures.push(
+      { key: 'loop.nodeRunsPerSecond', label: `node runs/s, loop of ${sizes.loopIterations} iterations × 1 echo step`, measured: rate(loopResult), unit: 'node runs/s', goal: atLeast(5_000), note: loopResult?.tolerated.length ? `the run then failed: ${loopResult.tolerated[0]}` : undefined },
+      { key: 'loop.peakRssMb', label: 'peak RSS of the service after the loop', measured: loopResult ? loopRss : null, unit: 'MB', goal: atMost(300) },
+      { key: 'loop.megabytesWritten', label: 'DATA_DIR bytes written by the loop', measured: loopResult ? loopResult.bytesWritten / 1024 / 1024 : null, unit: 'MB', goal: null },
+    );
 
-  const parallelResult = await workload(`parallel of ${sizes.parallelChildren}`, parallel(sizes.parallelChildren), sizes.parallelRuns);
-  figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000) });
+    const parallelResult = await workload(`parallel of ${sizes.parallelChildren}`, [{ kind: 'parallel', size: sizes.parallelChildren }], sizes.parallelRuns);
+    figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000) });
 
-  figures.push(...(await httpFigures(sizes, attempt, (bytes) => (dataDirBytes += bytes))));
+    figures.push(...(await httpFigures(sizes, service, attempt, (bytes) => (dataDirBytes += bytes))));
 
-  const peak = peakRssMb();
-  figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the process through every figure', measured: peak, unit: 'MB', goal: atMost(300) });
-  return {
-    quick: options.quick,
-    startedAt: startedAt.toISOString(),
-    seconds: (Date.now() - startedAt.getTime()) / 1000,
-    machine: describeMachine(),
-    figures: judged(figures, !options.quick),
-    peakRssMb: peak,
-    dataDirBytes,
-    errors,
-  };
+    const peak = await servicePeakRssMb();
+    figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the service through every figure', measured: peak, unit: 'MB', goal: atMost(300), note: `load generator: ${peakRssMb().toFixed(0)} MB` });
+    return {
+      quick: options.quick,
+      startedAt: startedAt.toISOString(),
+      seconds: (Date.now() - startedAt.getTime()) / 1000,
+      machine: describeMachine(),
+      figures: judged(figures, !options.quick),
+      peakRssMb: peak,
+      dataDirBytes,
+      errors,
+    };
+  } finally {
+    await service.close();
+  }
 }
 
 /**
  * The per-node rate of the long chain relative to the chain's. When the definition limit
  * refuses the long chain, the figure is null and its note names the limit and where it lives.
  */
-async function longChainFigure(sizes: SuiteSizes, chainResult: WorkloadResult | undefined, errors: string[], written: (result: WorkloadResult) => void): Promise<Figure> {
+async function longChainFigure(
+  sizes: SuiteSizes,
+  chainResult: WorkloadResult | undefined,
+  errors: string[],
+  runLongChain: () => Promise<WorkloadResult>,
+  written: (result: WorkloadResult) => void,
+): Promise<Figure> {
   const label = `per-node rate, ${sizes.longChainSteps}-step chain ÷ ${sizes.chainSteps}-step chain`;
   const base = { key: 'longChain.rateRatio', label, unit: 'ratio', goal: atLeast(0.7) } as const;
   try {
-    const result = await runWorkload(chain(sizes.longChainSteps), 1, sizes.timeoutMs);
+    const result = await runLongChain();
     written(result);
     return { ...base, measured: chainResult ? result.nodeRunsPerSecond / chainResult.nodeRunsPerSecond : null, note: `${Math.round(result.nodeRunsPerSecond)} node runs/s` };
   } catch (error) {
@@ -176,19 +195,18 @@ async function longChainFigure(sizes: SuiteSizes, chainResult: WorkloadResult | 
  */
 async function httpFigures(
   sizes: SuiteSizes,
+  service: ServiceProcess,
   attempt: <T>(name: string, work: () => Promise<T>) => Promise<T | undefined>,
   written: (bytes: number) => void,
 ): Promise<Figure[]> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-suite-http-'));
-  const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER });
-  const app = await startBenchApp(services);
+  const app = { baseUrl: await service.openHttp() };
   try {
     const triggers = await attempt(`triggers over ${sizes.connections} connections`, () =>
-      measureTriggers(services, app, { connections: sizes.connections, durationMs: sizes.triggerMs, maxRequests: sizes.triggerMax, settleMs: sizes.timeoutMs }),
+      measureTriggers(service, app, { connections: sizes.connections, durationMs: sizes.triggerMs, maxRequests: sizes.triggerMax, settleMs: sizes.timeoutMs }),
     );
     const detail = triggers
       ? await attempt('run detail vs bare route', () =>
-          measureRunDetail(app, triggers.workflowId, triggers.runId, { connections: sizes.connections, durationMs: sizes.detailMs, maxRequests: sizes.detailMax }),
+          measureRunDetail(service, app, triggers.workflowId, triggers.runId, { connections: sizes.connections, durationMs: sizes.detailMs, maxRequests: sizes.detailMax }),
         )
       : undefined;
     const race = await attempt(`approve race of ${sizes.racers}`, () =>
@@ -202,9 +220,6 @@ async function httpFigures(
       { key: 'http.bytesPerRun', label: 'DATA_DIR bytes per completed single-step run', measured: triggers?.bytesPerRun ?? null, unit: 'bytes', goal: atMost(2_048) },
     ];
   } finally {
-    written(directoryBytes(dataDir));
-    await app.close();
-    await services.close();
-    await rm(dataDir, { recursive: true, force: true });
+    written(await service.dataDirBytes());
   }
 }
