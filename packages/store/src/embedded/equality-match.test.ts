@@ -1,5 +1,5 @@
 /**
- * The direct matcher of plain equality filters (query.ts) agrees with mingo, MongoDB's semantics,
+ * The direct matcher of plain equalities (query.ts), alone or beside other conditions, agrees with mingo, MongoDB's semantics,
  * on every kind of stored value: scalars, ObjectIds, Dates, arrays (membership), absent fields.
  */
 import { Query } from 'mingo';
@@ -18,7 +18,12 @@ const DOCS = [
   { _id: 'text-id', a: null, n: '1' },
   { a: { nested: 'x' }, n: 2 },
 ];
-const FILTERS: Filter<TestDoc>[] = [{ _id: id }, { _id: 'text-id' }, { a: 'x' }, { n: 1 }, { b: true }, { b: false }, { at: when }, { a: 'x', n: 1 }, { a: 'y', b: true }, {}];
+const FILTERS: Filter<TestDoc>[] = [
+  { _id: id }, { _id: 'text-id' }, { a: 'x' }, { n: 1 }, { b: true }, { b: false }, { at: when }, { a: 'x', n: 1 }, { a: 'y', b: true }, {},
+  // Equalities with other conditions: the equalities directly, the rest compiled once.
+  { _id: id, n: { $in: [1, 3] } }, { a: 'x', b: { $ne: true } }, { n: 1, $or: [{ a: 'y' }, { b: true }] }, { a: 'x', at: { $lt: new Date(when.getTime() + 1) } },
+  { n: { $gte: 1 } }, { a: 'x', n: null }, { _id: 'text-id', 'a.nested': { $exists: false } },
+];
 
 describe('direct equality matching', () => {
   it('matches exactly what mingo matches', () => {

@@ -64,24 +64,49 @@ export interface Selection {
 
 /** Compiles `filter`. Throws mingo's error for an unknown operator or a malformed filter. */
 export function compileFilter(filter: Filter<Document>): Matcher {
-  const fields = equalityFields(filter);
-  if (fields !== undefined) {
-    // The usual filter (`{ _id }`, `{ workflow_run_id, node_id, iteration_path }`): compared
-    // directly, without compiling; mingo only for a document whose value is an array or another
-    // BSON type (where MongoDB's equality has more to it).
-    let fallback: Query | undefined;
-    return (doc) => {
-      equalityProbe.examined?.(doc);
-      for (const [field, expected] of fields) {
-        const verdict = equals(doc[field], expected);
-        if (verdict === false) return false;
-        if (verdict === undefined) return (fallback ??= compiledQuery(filter)).test(doc);
-      }
-      return true;
-    };
+  const { fields, rest } = splitEqualities(filter);
+  // The usual filter (`{ _id }`, `{ workflow_run_id, node_id, iteration_path }`): compared
+  // directly, without compiling; mingo only for a document whose value is an array or another
+  // BSON type (where MongoDB's equality has more to it): the whole filter then.
+  let whole: Query | undefined;
+  const equalities = (doc: Document): boolean | undefined => {
+    equalityProbe.examined?.(doc);
+    for (const [field, expected] of fields) {
+      const verdict = equals(doc[field], expected);
+      if (verdict !== true) return verdict;
+    }
+    return true;
+  };
+  if (rest === undefined) {
+    return (doc) => equalities(doc) ?? (whole ??= compiledQuery(filter)).test(doc);
   }
-  const query = compiledQuery(filter);
-  return (doc) => query.test(doc);
+  // Other conditions besides (a compare-and-set: `{ _id, lease_owner, status: { $in } }`): only
+  // they are compiled, so that they are compiled once for all documents, not once per `_id`.
+  const others = compiledQuery(rest);
+  return (doc) => {
+    const verdict = equalities(doc);
+    if (verdict === undefined) return (whole ??= compiledQuery(filter)).test(doc);
+    return verdict && others.test(doc);
+  };
+}
+
+/**
+ * `filter`'s top-level equalities on strings, finite numbers, booleans, ObjectIds and Dates (no
+ * operators, no dotted paths, no null), and the filter of its other conditions (undefined when
+ * there are none). The filter is their conjunction, as MongoDB reads top-level fields.
+ */
+function splitEqualities(filter: Filter<Document>): { fields: Array<[string, unknown]>; rest: Document | undefined } {
+  const fields: Array<[string, unknown]> = [];
+  let rest: Document | undefined;
+  for (const [field, value] of Object.entries(filter)) {
+    if (!field.startsWith('$') && !field.includes('.') && isPlainEqualityValue(value)) fields.push([field, value]);
+    else (rest ??= {})[field] = value;
+  }
+  return { fields, rest };
+}
+
+function isPlainEqualityValue(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || isObjectId(value) || value instanceof Date;
 }
 
 /**
@@ -90,20 +115,6 @@ export function compileFilter(filter: Filter<Document>): Matcher {
  * reports `totalDocsExamined`. Unset outside tests.
  */
 export const equalityProbe: { examined?: (doc: Document) => void } = {};
-
-/**
- * The fields of a filter made only of top-level equalities on strings, finite numbers, booleans,
- * ObjectIds and Dates (no operators, no dotted paths, no null); undefined for any other filter.
- */
-function equalityFields(filter: Filter<Document>): Array<[string, unknown]> | undefined {
-  const fields: Array<[string, unknown]> = [];
-  for (const [field, value] of Object.entries(filter)) {
-    if (field.startsWith('$') || field.includes('.')) return undefined;
-    if (!(typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || isObjectId(value) || value instanceof Date)) return undefined;
-    fields.push([field, value]);
-  }
-  return fields;
-}
 
 /** Whether a stored `actual` equals `expected` (see {@link equalityFields}); undefined when only mingo can tell (arrays, other BSON types). */
 function equals(actual: unknown, expected: unknown): boolean | undefined {
