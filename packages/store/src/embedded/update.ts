@@ -100,7 +100,10 @@ export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Docume
  */
 export function updatedCopy(target: Document, update: ParsedUpdate, filter: Filter<Document>): { document: Document; changed: boolean; normalized: boolean } {
   const document: Document = { ...target };
-  const changed = update.plain && applyPlainly(document, update.plain);
+  // Positional paths made concrete first: over no array element (e.g. no gate left open), what
+  // remains may well be plain assignments.
+  const plain = update.plain ?? (update.arrayFilters.size > 0 || hasPositionalPath(update.modifier) ? plainAssignments(resolveUpdatePaths(target, update.modifier, update.arrayFilters, filter)) : undefined);
+  const changed = plain && applyPlainly(document, plain);
   if (changed !== undefined) return { document, changed, normalized: true };
   // mingo changes sub-documents in place: it works on copies of the fields it may touch.
   for (const field of touchedFields(update)) if (field in target) document[field] = cloneMutable(target[field]);
@@ -132,6 +135,11 @@ function applyOperators(doc: Document, operators: Document, update: ParsedUpdate
     if (OPERATORS.get(operator)!(fields as Document)(doc).length > 0) changed = true;
   }
   return changed;
+}
+
+/** Whether some path of `modifier` has a positional segment (`$`, `$[]`, `$[ident]`). */
+function hasPositionalPath(modifier: Document): boolean {
+  return Object.values(modifier).some((fields) => Object.keys(fields as Document).some((path) => path.includes('$')));
 }
 
 function currentDates(fields: Document): Document {

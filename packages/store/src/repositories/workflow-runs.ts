@@ -410,16 +410,16 @@ export class WorkflowRuns {
   /**
    * Ends a run that `owner` holds: sets the terminal status, output or error, clears the lease,
    * and closes every gate still undecided (`decided_by: 'run_ended'`), so that nothing stays
-   * pending on an ended run. Null when the run is no longer owned by `owner` (lease lost) or not
-   * in a state that allows it.
+   * pending on an ended run. False when the run is no longer owned by `owner` (lease lost) or not
+   * in a state that allows it (nothing is read back: the caller holds what it wrote).
    */
-  async finish(runId: string, owner: string, outcome: RunOutcome, now: Date): Promise<RunRecord | null> {
-    const doc = await this.collection.findOneAndUpdate(
+  async finish(runId: string, owner: string, outcome: RunOutcome, now: Date): Promise<boolean> {
+    const result = await this.collection.updateOne(
       { _id: oid(runId), lease_owner: owner, status: { $in: RUN_TRANSITIONS[outcome.status] } },
       { $set: endFields(outcome, now) },
       { arrayFilters: [{ 'open.decided_at': null }] },
     );
-    return doc ? toRecord(doc) : null;
+    return result.matchedCount === 1;
   }
 
   /**
