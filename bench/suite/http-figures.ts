@@ -66,8 +66,9 @@ export async function measureTriggers(
   if (accepted !== load.requests) throw new Error(`triggers answered ${JSON.stringify([...load.statuses])}, expected only 202`);
   const deadline = performance.now() + options.settleMs;
   for (;;) {
-    const total = await service.completedRuns(workflowId);
-    if (total === accepted) {
+    const { unfinished, completed } = await service.runsOf(workflowId);
+    if (unfinished === 0) {
+      if (completed !== accepted) throw new Error(`${accepted - (completed ?? 0)} of ${accepted} triggered runs did not complete`);
       const seconds = (performance.now() - started) / 1000;
       const bytesPerRun = ((await service.dataDirBytes()) - bytesBefore) / accepted;
       const runs = await request(app, 'GET', `${API_PREFIX}/${workflowId}/runs?perPage=1&includeNodeRuns=false`);
@@ -75,7 +76,7 @@ export async function measureTriggers(
       if (!runId) throw new Error(`list runs: ${runs.status} ${runs.text.slice(0, 500)}`);
       return { runs: accepted, runsPerSecond: accepted / seconds, bytesPerRun, workflowId, runId };
     }
-    if (performance.now() > deadline) throw new Error(`${total} of ${accepted} triggered runs completed within ${options.settleMs} ms`);
+    if (performance.now() > deadline) throw new Error(`${unfinished} of ${accepted} triggered runs still unfinished after ${options.settleMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -33,9 +33,13 @@ async function handle(request: ServiceRequest): Promise<unknown> {
       http = { services, app: await startBenchApp(services), dataDir };
       return { baseUrl: http.app.baseUrl };
     }
-    case 'completedRuns': {
-      const { total } = await requireHttp().services.repos.runs.list({ workflowId: request.args as string, status: 'completed' }, 1, 1);
-      return total;
+    case 'runsOf': {
+      // The unfinished count is cheap; the completed one (a sorted page) is read once none is left.
+      const { repos } = requireHttp().services;
+      const workflowId = request.args as string;
+      const unfinished = (await repos.runs.countUnfinishedByWorkflow([workflowId])).get(workflowId) ?? 0;
+      const completed = unfinished > 0 ? null : (await repos.runs.list({ workflowId, status: 'completed' }, 1, 1)).total;
+      return { unfinished, completed };
     }
     case 'dataDirBytes':
       return directoryBytes(requireHttp().dataDir);

@@ -24,7 +24,7 @@ export interface WorkloadSpec {
 /** A request over the IPC channel (see service-child.ts). */
 export interface ServiceRequest {
   readonly id: number;
-  readonly op: 'workload' | 'openHttp' | 'completedRuns' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'close';
+  readonly op: 'workload' | 'openHttp' | 'runsOf' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'close';
   readonly args?: unknown;
 }
 
@@ -60,7 +60,7 @@ export class ServiceProcess {
 
   /** Forks the service and waits until it is ready. Rejects when it exits first. */
   static async start(): Promise<ServiceProcess> {
-    const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, [], { execArgv: ['--import', 'tsx', ...(process.env.SWITCHYARD_BENCH_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`the service process exited before it was ready (code ${code})`)));
@@ -78,9 +78,9 @@ export class ServiceProcess {
     return ((await this.#request('openHttp')) as { baseUrl: string }).baseUrl;
   }
 
-  /** Completed runs of `workflowId` in the app's store. */
-  completedRuns(workflowId: string): Promise<number> {
-    return this.#request('completedRuns', workflowId) as Promise<number>;
+  /** How many runs of `workflowId` have not ended, and (once none is left) how many completed. */
+  runsOf(workflowId: string): Promise<{ unfinished: number; completed: number | null }> {
+    return this.#request('runsOf', workflowId) as Promise<{ unfinished: number; completed: number | null }>;
   }
 
   /** Bytes of the app's data directory. */

@@ -55,11 +55,20 @@ export function serializeDocument(doc: Document): Uint8Array {
   return writer.bytes();
 }
 
+/**
+ * The buffer documents are written into, shared by every write (writes are synchronous, one at a
+ * time) so that a write allocates only its result; one grown past {@link MAX_SHARED_BYTES} for a
+ * large document is not kept.
+ */
+let shared = Buffer.allocUnsafe(64 * 1024);
+const MAX_SHARED_BYTES = 1024 * 1024;
+
 class Writer {
-  #buffer = Buffer.allocUnsafe(4096);
+  #buffer = shared;
   #position = 0;
 
   bytes(): Uint8Array {
+    if (this.#buffer.byteLength <= MAX_SHARED_BYTES) shared = this.#buffer;
     return new Uint8Array(this.#buffer.subarray(0, this.#position));
   }
 
