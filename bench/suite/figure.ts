@@ -1,6 +1,7 @@
 /**
  * One line of the benchmark suite's report: a figure, what was measured, and its goal.
  */
+import type { ProfileSummary } from './cpu-profile.ts';
 
 /** A goal: the measured value must be at least (`>=`) or at most (`<=`) `value`. */
 export interface Goal {
@@ -22,6 +23,8 @@ export interface Figure {
   readonly goal: Goal | null;
   /** Why the figure is missing, or what qualifies it. */
   readonly note?: string;
+  /** The service's CPU profile while it was measured (its top self-time functions), when profiled. */
+  readonly profile?: ProfileSummary;
 }
 
 /** True when `figure` meets its goal; null when it has no goal or was not measured. */

@@ -94,7 +94,8 @@ export interface RunDetailResult {
 /**
  * Loads GET run detail of `runId`, then a bare Fastify route in the service's process (on
  * 127.0.0.1) returning the same body as an object, each over `connections` connections for `durationMs`
- * milliseconds (at most `maxRequests`). Rejects when an answer is not 200.
+ * milliseconds (at most `maxRequests`); `aroundAppLoad` wraps the app's load (e.g. to profile it).
+ * Rejects when an answer is not 200.
  */
 export async function measureRunDetail(
   service: ServiceProcess,
@@ -102,6 +103,7 @@ export async function measureRunDetail(
   workflowId: string,
   runId: string,
   options: { connections: number; durationMs: number; maxRequests: number },
+  aroundAppLoad: (load: () => Promise<number>) => Promise<number> = (load) => load(),
 ): Promise<RunDetailResult> {
   const path = `${API_PREFIX}/${workflowId}/runs/${runId}`;
   const detail = await request(app, 'GET', path);
@@ -112,7 +114,7 @@ export async function measureRunDetail(
     if ((result.statuses.get(200) ?? 0) !== result.requests) throw new Error(`GET ${target} answered ${JSON.stringify([...result.statuses])}`);
     return result.perSecond;
   };
-  const appPerSecond = await load(app.baseUrl, path);
+  const appPerSecond = await aroundAppLoad(() => load(app.baseUrl, path));
   const barePerSecond = await load(bareUrl, '/detail');
   return { appPerSecond, barePerSecond, ratio: appPerSecond / barePerSecond };
 }

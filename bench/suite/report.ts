@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, cpus, hostname, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
+import type { ProfileSummary } from './cpu-profile.ts';
 import { meetsGoal, type Figure } from './figure.ts';
 
 /** The machine a report was measured on. */
@@ -58,7 +59,10 @@ function formatNumber(value: number): string {
   return value.toFixed(Math.abs(value) < 10 ? 2 : 1);
 }
 
-/** The report as a Markdown table (figure | measured | goal | met?) followed by peak RSS, data-directory bytes and errors. */
+/**
+ * The report as a Markdown table (figure | measured | goal | met?) followed by peak RSS,
+ * data-directory bytes, the top of the CPU profile of each figure that misses its goal, and errors.
+ */
 export function renderTable(report: SuiteReport): string {
   const rows = report.figures.map((figure) => {
     const measured = figure.measured === null ? '—' : `${formatNumber(figure.measured)} ${figure.unit}`;
@@ -75,8 +79,21 @@ export function renderTable(report: SuiteReport): string {
       `${report.seconds.toFixed(0)} s; ${report.quick ? 'QUICK (shrunk workloads, no goal applies)' : 'full'}`,
     `machine: ${report.machine.os}, ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.memoryMb} MB, Node ${report.machine.node}`,
   ];
+  const missed = report.figures.filter((figure) => figure.met === false && figure.profile);
+  if (missed.length > 0) {
+    lines.push('', 'Where the service spent its CPU in the figures that miss their goal (top self time, share of busy time):');
+    for (const figure of missed) lines.push(`- ${figure.label}: ${profileLine(figure.profile!)}`);
+  }
   for (const error of report.errors) lines.push(`ERROR ${error}`);
   return lines.join('\n');
+}
+
+/** The first functions of a profile's top, as `name (location) 12.3 %, ...`. */
+function profileLine(profile: ProfileSummary, count = 6): string {
+  return profile.top
+    .slice(0, count)
+    .map((entry) => `${entry.name}${entry.location ? ` (${entry.location})` : ''} ${entry.percent.toFixed(1)} %`)
+    .join(', ');
 }
 
 /** Adds `met` to each figure: whether it meets its goal, or null for all of them when the goals do not `apply` (quick run). */

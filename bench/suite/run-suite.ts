@@ -4,6 +4,7 @@
  * (service-child.ts): engine workloads run there, the app listens there; this process only
  * generates load, so the service's peak RSS and CPU are its own.
  */
+import type { ProfileSummary } from './cpu-profile.ts';
 import type { WorkloadResult } from './engine-figures.ts';
 import { peakRssMb, withTimeout, type Figure, type Goal } from './figure.ts';
 import { measureApproveRace, measureRunDetail, measureTriggers } from './http-figures.ts';
@@ -20,6 +21,7 @@ export interface SuiteSizes {
   /** Steps of the long chain compared per node with the `chainSteps` one (2,000 vs 500 in full). */
   readonly longChainSteps: number;
   readonly loopIterations: number;
+  readonly loopRuns: number;
   readonly parallelChildren: number;
   readonly parallelRuns: number;
   /** Concurrent connections of the trigger and run-detail loads. */
@@ -43,6 +45,7 @@ export const FULL_SIZES: SuiteSizes = {
   chainRuns: 10,
   longChainSteps: 2_000,
   loopIterations: 1_000,
+  loopRuns: 3,
   parallelChildren: 100,
   parallelRuns: 3,
   connections: 50,
@@ -63,6 +66,7 @@ export const QUICK_SIZES: SuiteSizes = {
   chainRuns: 1,
   longChainSteps: 80,
   loopIterations: 20,
+  loopRuns: 1,
   parallelChildren: 10,
   parallelRuns: 1,
   connections: 10,
@@ -90,7 +94,8 @@ const atMost = (value: number): Goal => ({ op: '<=', value });
  * /approve race). A workload that fails leaves its figures null and its error in
  * `report.errors`; the suite goes on. Never rejects for a workload's failure.
  */
-export async function runSuite(options: { quick: boolean; log?: (line: string) => void }): Promise<SuiteReport> {
+export async function runSuite(options: { quick: boolean; profile?: boolean; log?: (line: string) => void }): Promise<SuiteReport> {
+  const profile = options.profile ?? !options.quick;
   const sizes = options.quick ? QUICK_SIZES : FULL_SIZES;
   const log = options.log ?? (() => undefined);
   const startedAt = new Date();
@@ -115,37 +120,43 @@ export async function runSuite(options: { quick: boolean; log?: (line: string) =
     }
   };
   const run = (parts: WorkloadPart[], runs: number, tolerate?: RegExp) => service.workload({ parts, runs, timeoutMs: sizes.timeoutMs, tolerate: tolerate?.source });
+  /** A measured workload, profiled (when profiling): its result and profile, or undefined when it failed. */
   const workload = async (name: string, parts: WorkloadPart[], runs: number, tolerate?: RegExp) => {
-    const result = await attempt(name, () => run(parts, runs, tolerate));
-    if (result) dataDirBytes += result.bytesWritten;
-    return result;
+    const measured = await attempt(name, () => service.profiled(profile, () => run(parts, runs, tolerate)));
+    if (measured) dataDirBytes += measured.result.bytesWritten;
+    return measured;
   };
-  const rate = (result: WorkloadResult | undefined) => result?.nodeRunsPerSecond ?? null;
+  const rate = (measured: { result: WorkloadResult } | undefined) => measured?.result.nodeRunsPerSecond ?? null;
 
   try {
     // Unmeasured warm-up, so that the figures do not pay for the JIT compiling the engine.
-    await attempt('warm-up', () => run([{ kind: 'chain', size: sizes.warmUpSteps }, { kind: 'loop', size: sizes.warmUpSteps }, { kind: 'parallel', size: sizes.warmUpSteps }], sizes.warmUpRuns));
+    // (A loop of `echo` gathers nested outputs: over ~140 iterations they pass the output limit.)
+    await attempt('warm-up', () =>
+      run([{ kind: 'chain', size: sizes.warmUpSteps }, { kind: 'loop', size: Math.min(sizes.warmUpSteps, 100) }, { kind: 'parallel', size: sizes.warmUpSteps }], sizes.warmUpRuns),
+    );
 
     const chainResult = await workload(`chain of ${sizes.chainSteps}`, [{ kind: 'chain', size: sizes.chainSteps }], sizes.chainRuns);
-    figures.push({ key: 'chain.nodeRunsPerSecond', label: `node runs/s, ${sizes.chainSteps}-step linear chain of builtin echo`, measured: rate(chainResult), unit: 'node runs/s', goal: atLeast(5_000) });
+    figures.push({ key: 'chain.nodeRunsPerSecond', label: `node runs/s, ${sizes.chainSteps}-step linear chain of builtin echo`, measured: rate(chainResult), unit: 'node runs/s', goal: atLeast(5_000), profile: chainResult?.profile });
 
     log(`chain of ${sizes.longChainSteps}...`);
-    figures.push(await longChainFigure(sizes, chainResult, errors, () => run([{ kind: 'chain', size: sizes.longChainSteps }], 1), (result) => (dataDirBytes += result.bytesWritten)));
+    figures.push(
+      await longChainFigure(sizes, chainResult?.result, errors, () => service.profiled(profile, () => run([{ kind: 'chain', size: sizes.longChainSteps }], 1)), (result) => (dataDirBytes += result.bytesWritten)),
+    );
 
     // `echo` nests its input, so the loop's collected output outgrows the default output limit
     // (1 MiB) after its last iteration: the run fails then, its iterations all ran and count.
-    const loopResult = await workload(`loop of ${sizes.loopIterations}`, [{ kind: 'loop', size: sizes.loopIterations }], 1, OUTPUT_TOO_LARGE);
+    const loopResult = await workload(`loop of ${sizes.loopIterations}`, [{ kind: 'loop', size: sizes.loopIterations }], sizes.loopRuns, OUTPUT_TOO_LARGE);
     const loopRss = await servicePeakRssMb();
     figures.push(
-      { key: 'loop.nodeRunsPerSecond', label: `node runs/s, loop of ${sizes.loopIterations} iterations × 1 echo step`, measured: rate(loopResult), unit: 'node runs/s', goal: atLeast(5_000), note: loopResult?.tolerated.length ? `the run then failed: ${loopResult.tolerated[0]}` : undefined },
+      { key: 'loop.nodeRunsPerSecond', label: `node runs/s, loop of ${sizes.loopIterations} iterations × 1 echo step`, measured: rate(loopResult), unit: 'node runs/s', goal: atLeast(5_000), note: loopResult?.result.tolerated.length ? `the run then failed: ${loopResult.result.tolerated[0]}` : undefined, profile: loopResult?.profile },
       { key: 'loop.peakRssMb', label: 'peak RSS of the service after the loop', measured: loopResult ? loopRss : null, unit: 'MB', goal: atMost(300) },
-      { key: 'loop.megabytesWritten', label: 'DATA_DIR bytes written by the loop', measured: loopResult ? loopResult.bytesWritten / 1024 / 1024 : null, unit: 'MB', goal: null },
+      { key: 'loop.megabytesWritten', label: 'DATA_DIR bytes written by the loop', measured: loopResult ? loopResult.result.bytesWritten / 1024 / 1024 : null, unit: 'MB', goal: null },
     );
 
     const parallelResult = await workload(`parallel of ${sizes.parallelChildren}`, [{ kind: 'parallel', size: sizes.parallelChildren }], sizes.parallelRuns);
-    figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000) });
+    figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000), profile: parallelResult?.profile });
 
-    figures.push(...(await httpFigures(sizes, service, attempt, (bytes) => (dataDirBytes += bytes))));
+    figures.push(...(await httpFigures(sizes, service, profile, attempt, (bytes) => (dataDirBytes += bytes))));
 
     const peak = await servicePeakRssMb();
     figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the service through every figure', measured: peak, unit: 'MB', goal: atMost(300), note: `load generator: ${peakRssMb().toFixed(0)} MB` });
@@ -172,15 +183,15 @@ async function longChainFigure(
   sizes: SuiteSizes,
   chainResult: WorkloadResult | undefined,
   errors: string[],
-  runLongChain: () => Promise<WorkloadResult>,
+  runLongChain: () => Promise<{ result: WorkloadResult; profile?: ProfileSummary }>,
   written: (result: WorkloadResult) => void,
 ): Promise<Figure> {
   const label = `per-node rate, ${sizes.longChainSteps}-step chain ÷ ${sizes.chainSteps}-step chain`;
   const base = { key: 'longChain.rateRatio', label, unit: 'ratio', goal: atLeast(0.7) } as const;
   try {
-    const result = await runLongChain();
+    const { result, profile } = await runLongChain();
     written(result);
-    return { ...base, measured: chainResult ? result.nodeRunsPerSecond / chainResult.nodeRunsPerSecond : null, note: `${Math.round(result.nodeRunsPerSecond)} node runs/s` };
+    return { ...base, measured: chainResult ? result.nodeRunsPerSecond / chainResult.nodeRunsPerSecond : null, note: `${Math.round(result.nodeRunsPerSecond)} node runs/s`, profile };
   } catch (error) {
     const message = (error as Error).message;
     if (/at most \d+ nodes/.test(message)) return { ...base, measured: null, note: `refused by the node limit (${NODE_LIMIT_SOURCE}): ${message}` };
@@ -196,26 +207,35 @@ async function longChainFigure(
 async function httpFigures(
   sizes: SuiteSizes,
   service: ServiceProcess,
+  profile: boolean,
   attempt: <T>(name: string, work: () => Promise<T>) => Promise<T | undefined>,
   written: (bytes: number) => void,
 ): Promise<Figure[]> {
   const app = { baseUrl: await service.openHttp() };
   try {
-    const triggers = await attempt(`triggers over ${sizes.connections} connections`, () =>
-      measureTriggers(service, app, { connections: sizes.connections, durationMs: sizes.triggerMs, maxRequests: sizes.triggerMax, settleMs: sizes.timeoutMs }),
+    const measuredTriggers = await attempt(`triggers over ${sizes.connections} connections`, () =>
+      service.profiled(profile, () => measureTriggers(service, app, { connections: sizes.connections, durationMs: sizes.triggerMs, maxRequests: sizes.triggerMax, settleMs: sizes.timeoutMs })),
     );
+    const triggers = measuredTriggers?.result;
+    let detailProfile: ProfileSummary | undefined;
     const detail = triggers
       ? await attempt('run detail vs bare route', () =>
-          measureRunDetail(service, app, triggers.workflowId, triggers.runId, { connections: sizes.connections, durationMs: sizes.detailMs, maxRequests: sizes.detailMax }),
+          measureRunDetail(service, app, triggers.workflowId, triggers.runId, { connections: sizes.connections, durationMs: sizes.detailMs, maxRequests: sizes.detailMax }, async (load) => {
+            // Only the app's load is profiled, not the bare route's.
+            const measured = await service.profiled(profile, load);
+            detailProfile = measured.profile;
+            return measured.result;
+          }),
         )
       : undefined;
-    const race = await attempt(`approve race of ${sizes.racers}`, () =>
-      withTimeout(measureApproveRace(app, { gates: sizes.gates, racers: sizes.racers, timeoutMs: sizes.timeoutMs }), sizes.timeoutMs, 'approve race'),
+    const measuredRace = await attempt(`approve race of ${sizes.racers}`, () =>
+      service.profiled(profile, () => withTimeout(measureApproveRace(app, { gates: sizes.gates, racers: sizes.racers, timeoutMs: sizes.timeoutMs }), sizes.timeoutMs, 'approve race')),
     );
+    const race = measuredRace?.result;
     return [
-      { key: 'http.runsPerSecond', label: `single-step runs/s sustained over HTTP triggers (${sizes.connections} connections)`, measured: triggers?.runsPerSecond ?? null, unit: 'runs/s', goal: atLeast(2_000), note: triggers ? `${triggers.runs} runs` : undefined },
-      { key: 'http.detailRatio', label: 'GET run detail req/s ÷ a bare Fastify route returning the same body', measured: detail?.ratio ?? null, unit: 'ratio', goal: atLeast(0.5), note: detail ? `${Math.round(detail.appPerSecond)} vs ${Math.round(detail.barePerSecond)} req/s` : undefined },
-      { key: 'approve.p99Ms', label: `/approve with ${sizes.racers} concurrent racers on one gate, p99`, measured: race?.p99Ms ?? null, unit: 'ms', goal: atMost(20), note: race ? `p50 ${race.p50Ms.toFixed(1)} ms, ${Math.round(race.decisionsPerSecond)} decisions/s` : undefined },
+      { key: 'http.runsPerSecond', label: `single-step runs/s sustained over HTTP triggers (${sizes.connections} connections)`, measured: triggers?.runsPerSecond ?? null, unit: 'runs/s', goal: atLeast(2_000), note: triggers ? `${triggers.runs} runs` : undefined, profile: measuredTriggers?.profile },
+      { key: 'http.detailRatio', label: 'GET run detail req/s ÷ a bare Fastify route returning the same body', measured: detail?.ratio ?? null, unit: 'ratio', goal: atLeast(0.5), note: detail ? `${Math.round(detail.appPerSecond)} vs ${Math.round(detail.barePerSecond)} req/s` : undefined, profile: detailProfile },
+      { key: 'approve.p99Ms', label: `/approve with ${sizes.racers} concurrent racers on one gate, p99`, measured: race?.p99Ms ?? null, unit: 'ms', goal: atMost(20), note: race ? `p50 ${race.p50Ms.toFixed(1)} ms, ${Math.round(race.decisionsPerSecond)} decisions/s` : undefined, profile: measuredRace?.profile },
       { key: 'approve.gatesWithOneWinner', label: 'gates with exactly one winner', measured: race?.gatesWithOneWinner ?? null, unit: 'gates', goal: atLeast(sizes.gates) },
       { key: 'http.bytesPerRun', label: 'DATA_DIR bytes per completed single-step run', measured: triggers?.bytesPerRun ?? null, unit: 'bytes', goal: atMost(2_048) },
     ];

@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { directoryBytes, openBenchServices, startBenchApp, type BenchApp, type BenchServices } from '../support.ts';
 import { chain, loop, parallel, runWorkload } from './engine-figures.ts';
+import { CpuProfiler } from './cpu-profile.ts';
 import { peakRssMb } from './figure.ts';
 import type { ServiceRequest, WorkloadSpec } from './service-process.ts';
 
 let http: { services: BenchServices; app: BenchApp; dataDir: string } | undefined;
 let bare: FastifyInstance | undefined;
+const profiler = new CpuProfiler();
 
 const WORKLOADS = { chain, loop, parallel };
 
@@ -55,6 +57,10 @@ async function handle(request: ServiceRequest): Promise<unknown> {
     }
     case 'peakRssMb':
       return peakRssMb();
+    case 'profileStart':
+      return profiler.start();
+    case 'profileStop':
+      return profiler.stop();
     case 'close':
       await bare?.close();
       if (http) {

@@ -5,6 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ProfileSummary } from './cpu-profile.ts';
 import type { WorkloadResult } from './engine-figures.ts';
 
 /** One part of a workload's definition: `chain(size)`, `loop(size)` or `parallel(size)` of engine-figures.ts. */
@@ -24,7 +25,7 @@ export interface WorkloadSpec {
 /** A request over the IPC channel (see service-child.ts). */
 export interface ServiceRequest {
   readonly id: number;
-  readonly op: 'workload' | 'openHttp' | 'runsOf' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'close';
+  readonly op: 'workload' | 'openHttp' | 'runsOf' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'profileStart' | 'profileStop' | 'close';
   readonly args?: unknown;
 }
 
@@ -96,6 +97,24 @@ export class ServiceProcess {
   /** The service's peak RSS so far, MB. */
   peakRssMb(): Promise<number> {
     return this.#request('peakRssMb') as Promise<number>;
+  }
+
+  /**
+   * Runs `work` with the service's CPU profiled (see cpu-profile.ts) when `profile`; resolves with
+   * its result and the profile's top (undefined when not profiled).
+   */
+  async profiled<T>(profile: boolean, work: () => Promise<T>): Promise<{ result: T; profile?: ProfileSummary }> {
+    if (!profile) return { result: await work() };
+    await this.#request('profileStart');
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      // Stopped anyway, so that the next profile can start.
+      await this.#request('profileStop').catch(() => undefined);
+      throw error;
+    }
+    return { result, profile: (await this.#request('profileStop')) as ProfileSummary };
   }
 
   /** Closes the app and ends the process. */
