@@ -39,13 +39,16 @@ export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
 
 /** `fooBarBaz` -> `foo_bar_baz`. */
 export function camelToSnake(key: string): string {
-  return memoized(TO_SNAKE, key, () => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  return memoized(TO_SNAKE, key, renameToSnake);
 }
 
 /** `foo_bar_baz` -> `fooBarBaz`. */
 export function snakeToCamel(key: string): string {
-  return memoized(TO_CAMEL, key, () => key.replace(/(?<=[a-z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+  return memoized(TO_CAMEL, key, renameToCamel);
 }
+
+const renameToSnake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const renameToCamel = (key: string): string => key.replace(/(?<=[a-z0-9])_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Renamed field names: structural keys are the schema's few hundred names, renamed on every read
@@ -55,11 +58,11 @@ const TO_SNAKE = new Map<string, string>();
 const TO_CAMEL = new Map<string, string>();
 const MAX_MEMOIZED_KEYS = 10_000;
 
-function memoized(memo: Map<string, string>, key: string, rename: () => string): string {
+function memoized(memo: Map<string, string>, key: string, rename: (key: string) => string): string {
   let renamed = memo.get(key);
   if (renamed === undefined) {
     if (memo.size >= MAX_MEMOIZED_KEYS) memo.clear();
-    renamed = rename();
+    renamed = rename(key);
     memo.set(key, renamed);
   }
   return renamed;
@@ -124,10 +127,15 @@ function copyOpaque(value: unknown, mapKey: (key: string) => string): unknown {
 }
 
 function mapStructure(value: unknown, renameKey: (key: string) => string, mapUserKey: (key: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((v) => mapStructure(v, renameKey, mapUserKey));
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = mapStructure(value[i], renameKey, mapUserKey);
+    return out;
+  }
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = value[k];
     if (v === undefined) continue;
     out[renameKey(k)] = OPAQUE_FIELDS.has(k) ? mapOpaque(v, mapUserKey) : mapStructure(v, renameKey, mapUserKey);
   }

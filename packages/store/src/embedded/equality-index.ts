@@ -5,7 +5,7 @@
  */
 import type { Document } from '../document-collection.ts';
 import { canonicalKey } from './canonical-key.ts';
-import { indexedValues } from './indexed-values.ts';
+import { indexedValues, singleIndexedKey } from './indexed-values.ts';
 
 /** Equality lookups on one field path (see the module comment). Values are keyed by `canonicalKey`. */
 export class EqualityIndex {
@@ -20,12 +20,16 @@ export class EqualityIndex {
 
   /** Indexes `doc`, stored under the document key `docKey` (the canonical key of its `_id`). */
   add(docKey: string, doc: Document): void {
-    for (const valueKey of indexedValues(doc, this.path).keys()) this.#insert(valueKey, docKey);
+    const single = singleIndexedKey(doc, this.path);
+    if (single !== undefined) this.#insert(single, docKey);
+    else for (const valueKey of indexedValues(doc, this.path).keys()) this.#insert(valueKey, docKey);
   }
 
   /** Unindexes `doc` (the version that was indexed) of document key `docKey`. */
   remove(docKey: string, doc: Document): void {
-    for (const valueKey of indexedValues(doc, this.path).keys()) this.#delete(valueKey, docKey);
+    const single = singleIndexedKey(doc, this.path);
+    if (single !== undefined) this.#delete(single, docKey);
+    else for (const valueKey of indexedValues(doc, this.path).keys()) this.#delete(valueKey, docKey);
   }
 
   /** Moves document key `docKey` from the values of `before` to those of `after`, touching only the difference. */

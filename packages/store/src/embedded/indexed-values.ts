@@ -51,3 +51,16 @@ function isPlainDocument(value: unknown): value is Document {
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
+
+/**
+ * The one key an index on `path` holds for `doc` when that is plain to see: `path` is a top-level
+ * field holding neither an array nor a sub-document (a scalar, an ObjectId, a Date; missing is
+ * `null`). Undefined otherwise: {@link indexedValues} then. The common case of every write,
+ * without building a Map.
+ */
+export function singleIndexedKey(doc: Document, path: string): string | undefined {
+  if (path.includes('.')) return undefined;
+  const value = Object.hasOwn(doc, path) ? doc[path] : null;
+  if (Array.isArray(value) || isPlainDocument(value)) return undefined;
+  return canonicalKey(value);
+}

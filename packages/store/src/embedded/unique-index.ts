@@ -6,7 +6,7 @@ import type { Document } from '../document-collection.ts';
 import { canonicalKey } from './canonical-key.ts';
 import { DuplicateKeyError } from './errors.ts';
 import type { IndexDefinition } from './index-definition.ts';
-import { indexedValues } from './indexed-values.ts';
+import { indexedValues, singleIndexedKey } from './indexed-values.ts';
 import { compileFilter, type Matcher } from './query.ts';
 
 /** Above this many combinations of `$in` values, {@link UniqueIndex.lookup} leaves the lookup to the other indexes. */
@@ -84,9 +84,28 @@ export class UniqueIndex {
     return docKeys;
   }
 
+  /** The last document whose entries were computed, and those entries (a write checks, then adds, the same document). */
+  #lastDoc: Document | undefined;
+  #lastEntries: IndexEntry[] = [];
+
   /** The index entries of `doc`: none outside the partial filter, one per combination of multikey values. */
   #entriesOf(doc: Document): IndexEntry[] {
+    if (doc !== this.#lastDoc) {
+      this.#lastEntries = this.#computeEntries(doc);
+      this.#lastDoc = doc;
+    }
+    return this.#lastEntries;
+  }
+
+  #computeEntries(doc: Document): IndexEntry[] {
     if (!this.#covers(doc)) return [];
+    const singles: string[] = [];
+    for (const field of this.#fields) {
+      const single = singleIndexedKey(doc, field);
+      if (single === undefined) break;
+      singles.push(single);
+    }
+    if (singles.length === this.#fields.length) return [{ key: JSON.stringify(singles), values: this.#fields.map((field) => doc[field] ?? null) }];
     let combinations: Array<{ keys: string[]; values: unknown[] }> = [{ keys: [], values: [] }];
     for (const field of this.#fields) {
       const values = [...indexedValues(doc, field)];
