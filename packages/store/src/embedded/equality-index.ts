@@ -34,6 +34,13 @@ export class EqualityIndex {
 
   /** Moves document key `docKey` from the values of `before` to those of `after`, touching only the difference. */
   replace(docKey: string, before: Document, after: Document): void {
+    const [oldSingle, newSingle] = [singleIndexedKey(before, this.path), singleIndexedKey(after, this.path)];
+    if (oldSingle !== undefined && newSingle !== undefined) {
+      if (oldSingle === newSingle) return;
+      this.#delete(oldSingle, docKey);
+      this.#insert(newSingle, docKey);
+      return;
+    }
     const old = indexedValues(before, this.path);
     const next = indexedValues(after, this.path);
     for (const valueKey of old.keys()) if (!next.has(valueKey)) this.#delete(valueKey, docKey);

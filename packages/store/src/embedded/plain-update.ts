@@ -45,12 +45,16 @@ export function plainAssignments(modifier: Document): readonly Assignment[] | un
       paths.push(path);
     }
   }
-  paths.sort();
-  for (let i = 1; i < paths.length; i++) {
-    const [before, after] = [paths[i - 1]!, paths[i]!];
-    if (after === before || after.startsWith(`${before}.`)) return undefined;
+  // Few paths per update: each pair compared, without sorting (or allocating).
+  for (let i = 0; i < paths.length; i++) {
+    for (let j = i + 1; j < paths.length; j++) if (nested(paths[i]!, paths[j]!) || nested(paths[j]!, paths[i]!)) return undefined;
   }
   return assignments;
+}
+
+/** Whether `path` equals `prefix` or lies under it (`a.b` under `a`). */
+function nested(prefix: string, path: string): boolean {
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2e);
 }
 
 /**

@@ -98,7 +98,8 @@ export function compileFilter(filter: Filter<Document>): Matcher {
 function splitEqualities(filter: Filter<Document>): { fields: Array<[string, unknown]>; rest: Document | undefined } {
   const fields: Array<[string, unknown]> = [];
   let rest: Document | undefined;
-  for (const [field, value] of Object.entries(filter)) {
+  for (const field of Object.keys(filter)) {
+    const value = (filter as Document)[field];
     if (!field.startsWith('$') && !field.includes('.') && isPlainEqualityValue(value)) fields.push([field, value]);
     else (rest ??= {})[field] = value;
   }

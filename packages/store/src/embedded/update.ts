@@ -70,7 +70,7 @@ export function parseUpdate(update: UpdateFilter<Document>, arrayFilters: Docume
     if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
       throw new TypeError(`${operator} takes a document of field paths, got ${JSON.stringify(fields)}`);
     }
-    for (const path of Object.keys(fields)) for (const [, identifier] of path.matchAll(IDENTIFIER)) used.add(identifier!);
+    for (const path of Object.keys(fields)) if (path.includes('$[')) for (const [, identifier] of path.matchAll(IDENTIFIER)) used.add(identifier!);
   }
   const matchers = new Map(arrayFilters.map((filter) => [arrayFilterIdentifier(filter), compileFilter(filter)]));
   if (matchers.size !== arrayFilters.length) throw new Error('Found multiple array filters with the same top-level field name');
@@ -170,12 +170,19 @@ function arrayFilterIdentifier(filter: Document): string {
  */
 export function touchedFields(update: ParsedUpdate): Set<string> {
   const fields = new Set<string>();
-  const add = (path: string): void => void fields.add(path.split('.', 1)[0]!);
-  for (const [operator, paths] of Object.entries(update.modifier)) {
-    for (const [path, value] of Object.entries(paths as Document)) {
-      add(path);
-      if (operator === '$rename' && typeof value === 'string') add(value);
+  for (const operator of Object.keys(update.modifier)) {
+    const paths = update.modifier[operator] as Document;
+    for (const path of Object.keys(paths)) {
+      fields.add(topField(path));
+      const value = paths[path];
+      if (operator === '$rename' && typeof value === 'string') fields.add(topField(value));
     }
   }
   return fields;
+}
+
+/** The top-level field of a dotted path. */
+function topField(path: string): string {
+  const dot = path.indexOf('.');
+  return dot < 0 ? path : path.slice(0, dot);
 }
