@@ -26,7 +26,7 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 const MIN_KEPT_BYTES = 256;
 
 /** Encodings of immutable sub-documents, by object: at most this many bytes in all. */
-const kept = new LRUCache<object, Uint8Array>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (bytes) => bytes.byteLength });
+const kept = new LRUCache<object, Uint8Array>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (bytes) => bytes.byteLength });
 
 /**
  * Nesting depth (of sub-documents written, not copied) past which the document is left to js-bson,
