@@ -48,9 +48,14 @@ export class CpuProfiler {
     if (this.#session) throw new Error('a CPU profile is already being taken');
     const session = new Session();
     session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
-    await session.post('Profiler.start');
+    try {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+      await session.post('Profiler.start');
+    } catch (error) {
+      session.disconnect();
+      throw error;
+    }
     this.#session = session;
   }
 

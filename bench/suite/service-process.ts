@@ -53,10 +53,12 @@ export class ServiceProcess {
       if (answer.ok) pending.resolve(answer.result);
       else pending.reject(new Error(answer.error));
     });
-    child.on('exit', (code) => {
-      for (const { reject } of this.#pending.values()) reject(new Error(`the service process exited (code ${code})`));
+    child.on('exit', (code, signal) => {
+      for (const { reject } of this.#pending.values()) reject(new Error(`the service process exited (code ${code}, signal ${signal})`));
       this.#pending.clear();
     });
+    // A send on a channel closed meanwhile is reported to its callback; nothing else to do here.
+    child.on('error', () => undefined);
   }
 
   /** Forks the service and waits until it is ready. Rejects when it exits first. */
@@ -119,7 +121,7 @@ export class ServiceProcess {
 
   /** Closes the app and ends the process. */
   async close(): Promise<void> {
-    if (this.#child.exitCode !== null) return;
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.#child.once('exit', resolve));
     await this.#request('close').catch(() => undefined);
     await exited;
@@ -128,8 +130,16 @@ export class ServiceProcess {
   #request(op: ServiceRequest['op'], args?: unknown): Promise<unknown> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
+      if (!this.#child.connected) {
+        reject(new Error(`the service process is gone (exit code ${this.#child.exitCode}, signal ${this.#child.signalCode})`));
+        return;
+      }
       this.#pending.set(id, { resolve, reject });
-      this.#child.send({ id, op, args } satisfies ServiceRequest);
+      this.#child.send({ id, op, args } satisfies ServiceRequest, (error) => {
+        if (!error) return;
+        this.#pending.delete(id);
+        reject(error);
+      });
     });
   }
 }

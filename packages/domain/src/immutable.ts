@@ -46,8 +46,12 @@ export function memoOnImmutable<T>(cache: WeakMap<object, T>, value: unknown, co
   return result as T;
 }
 
-/** Nesting depth past which a value is left mutable (a cycle would otherwise recurse until the stack overflows). */
-const MAX_DEPTH = 10_000;
+/**
+ * Nesting depth past which a value is left mutable: well below the stack's limit (a cycle, or a
+ * value nested thousands deep at once, is then left as it is rather than overflowing the stack).
+ * An output that wraps earlier immutable ones is walked only where new, so its depth is no limit.
+ */
+const MAX_DEPTH = 1_000;
 
 /** Makes the JSON-like parts of `value` immutable; returns whether all of it is JSON-like (and now immutable). */
 function makeImmutable(value: unknown, depth: number): boolean {

@@ -52,6 +52,21 @@ describe('jsonByteLength', () => {
     expect(jsonByteLength(gathered)).toBe(exact(gathered));
   });
 
+  it('calls toJSON as JSON.stringify does: with the property name, leaving the property out when it answers undefined', () => {
+    class Gone {
+      toJSON(): undefined {
+        return undefined;
+      }
+    }
+    class Named {
+      toJSON(key: string): string {
+        return `under ${key}`;
+      }
+    }
+    const values: unknown[] = [{ a: new Gone(), b: 1 }, { someLongerName: new Named(), list: [new Named()] }, { a: { toJSON: () => undefined } }, [new Gone()], new Named()];
+    for (const value of values) expect(jsonByteLength(value)).toBe(exact(value));
+  });
+
   it('throws where JSON.stringify throws', () => {
     expect(() => jsonByteLength({ big: 1n })).toThrow();
   });

@@ -14,13 +14,21 @@ const SIZES = new WeakMap<object, number>();
  * what JSON.stringify throws (a BigInt, a cycle; a cycle may also end in a RangeError).
  */
 export function jsonByteLength(value: unknown): number {
-  return valueBytes(value) ?? NULL_BYTES;
+  return valueBytes(value, '') ?? NULL_BYTES;
 }
 
 const NULL_BYTES = 4;
 
-/** Bytes of `value` as JSON, or undefined where JSON.stringify leaves it out (undefined, a function, a symbol). */
-function valueBytes(value: unknown): number | undefined {
+/**
+ * Bytes of `value` as JSON where it stands under `key` (the property name, or the index as a
+ * string: what `toJSON` receives), or undefined where JSON.stringify leaves it out (undefined, a
+ * function, a symbol, a `toJSON` answering one of those).
+ */
+function valueBytes(value: unknown, key: string): number | undefined {
+  if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    // As JSON.stringify does (Dates, ObjectIds...): what toJSON answers is written instead.
+    value = (value as { toJSON(key: string): unknown }).toJSON(key);
+  }
   switch (typeof value) {
     case 'string':
       return stringBytes(value);
@@ -41,20 +49,20 @@ function valueBytes(value: unknown): number | undefined {
 function objectBytes(value: unknown): number {
   if (Array.isArray(value)) {
     let bytes = 2 + Math.max(value.length - 1, 0);
-    for (let i = 0; i < value.length; i++) bytes += valueBytes(value[i]) ?? NULL_BYTES;
+    for (let i = 0; i < value.length; i++) bytes += valueBytes(value[i], String(i)) ?? NULL_BYTES;
     return bytes;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
-  const fields = value as Record<string, unknown>;
-  if ((prototype !== Object.prototype && prototype !== null) || typeof fields.toJSON === 'function') {
-    // Dates, ObjectIds, boxed primitives, class instances: as JSON.stringify writes them.
+  if (prototype !== Object.prototype && prototype !== null) {
+    // Boxed primitives, class instances (without toJSON): as JSON.stringify writes them.
     const text = JSON.stringify(value);
     return text === undefined ? NULL_BYTES : Buffer.byteLength(text);
   }
+  const fields = value as Record<string, unknown>;
   let bytes = 2;
   let count = 0;
   for (const key of Object.keys(fields)) {
-    const field = valueBytes(fields[key]);
+    const field = valueBytes(fields[key], key);
     if (field === undefined) continue;
     bytes += stringBytes(key) + 1 + field;
     count += 1;

@@ -85,6 +85,24 @@ describe('store errors are not workflow failures', () => {
     ]);
   });
 
+  it('aborts a call whose start could not be recorded before the run is released, so that recovery never runs the step beside it', async () => {
+    // On a manual clock the `wait` step never ends by itself: it sleeps until the abort ends it.
+    const clock = await onManualClock();
+    const wf = await h.createWorkflow([step('Slow', { executorKey: 'wait', config: { ms: 60_000 } })]);
+    const original = h.repos.nodeRuns.startAttempt.bind(h.repos.nodeRuns);
+    h.repos.nodeRuns.startAttempt = async () => {
+      throw new Error('store unavailable');
+    };
+    const run = await h.createRun(wf.id);
+    await h.engine.start(run.id);
+    await h.engine.idle();
+    expect(h.executors.calls.map((c) => c.key)).toEqual(['wait']);
+    expect(clock.sleepers).toBe(0); // the call is over, not left running
+    expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'running', leaseOwner: null });
+    expect(await h.repos.nodeRuns.listByRun(run.id)).toEqual([]);
+    h.repos.nodeRuns.startAttempt = original;
+  });
+
   it(`fails the run after ${MAX_INTERNAL_FAILURES} internal errors in a row`, async () => {
     // A step that takes a while: its start is recorded before it answers (a quick one's start and
     // end are one write, which would be progress), and that start's event keeps failing.

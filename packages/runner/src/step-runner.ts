@@ -98,8 +98,10 @@ export class StepRunner {
       const tries = attempt - before;
       ledger.assertOwned();
       const served = servedBy(node);
+      // Aborts this attempt's call alone (when its start cannot be recorded).
+      const attemptAbort = new AbortController();
       // Immutable from here on: the store, later steps and size checks share it instead of copying it.
-      const call = this.invokeWithFailover(keys, step, attempt, served).then(immutable);
+      const call = this.invokeWithFailover(keys, step, attempt, served, attemptAbort.signal).then(immutable);
       // An answer within this turn of the event loop (a builtin, a cached result) is recorded with
       // its start in one write; otherwise the start is recorded now, while the executor works.
       const quick = await answeredWithinTurn(call);
@@ -107,7 +109,15 @@ export class StepRunner {
         const recorded = await this.recordAnswered(step, quick.output, served);
         if (recorded) return recorded;
       }
-      const nodeRun = await this.startAttempt(step);
+      let nodeRun: NodeRunRecord;
+      try {
+        nodeRun = await this.startAttempt(step);
+      } catch (error) {
+        // No call may go on unrecorded: recovery would run the step again beside it.
+        attemptAbort.abort(error);
+        await call.catch(() => undefined);
+        throw error;
+      }
       let output: unknown;
       try {
         output = await call;
@@ -203,16 +213,18 @@ export class StepRunner {
   /**
    * One attempt: tries each executor key in order, returning the first success. Records on
    * `served` the pool member that succeeded and each one that failed before (see {@link ServedBy}).
+   * `attemptSignal` aborts this attempt alone (its calls get it besides the run's signal).
    */
-  private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number, served: ServedBy): Promise<unknown> {
+  private async invokeWithFailover(keys: readonly string[], step: StepExecution, attempt: number, served: ServedBy, attemptSignal: AbortSignal): Promise<unknown> {
     const failures: Array<{ key: string; error: unknown }> = [];
     for (const key of keys) {
       try {
-        const output = await this.invokeOne(key, step, attempt);
+        const output = await this.invokeOne(key, step, attempt, attemptSignal);
         served.executorKey = key;
         return output;
       } catch (error) {
         this.deps.signal.throwIfAborted();
+        attemptSignal.throwIfAborted();
         failures.push({ key, error });
         served.poolAttempts?.push({ executorKey: key, error: messageOf(error) });
       }
@@ -233,7 +245,7 @@ export class StepRunner {
    * `executor "<key>" timed out after N s`, also when the executor ignores its signal. The limit is
    * a timer on the engine's clock, so tests drive it with a ManualClock.
    */
-  private async invokeOne(key: string, step: StepExecution, attempt: number): Promise<unknown> {
+  private async invokeOne(key: string, step: StepExecution, attempt: number, attemptSignal: AbortSignal): Promise<unknown> {
     const { ledger, clock } = this.deps;
     const executor = this.deps.executors.get(key);
     const timeoutMs = callTimeoutMs(step.node, executor);
@@ -247,7 +259,7 @@ export class StepRunner {
         arguments: step.arguments,
         input: step.input,
         attempt,
-        signal: AbortSignal.any([this.deps.signal, timer.signal]),
+        signal: AbortSignal.any([this.deps.signal, attemptSignal, timer.signal]),
         timeoutMs,
         ...(downstreamToken === undefined ? {} : { downstreamToken }),
         context: { runId: ledger.run.id, nodeId: step.node.id, nodeName: step.node.name, iterationPath: step.iterationPath, identity },

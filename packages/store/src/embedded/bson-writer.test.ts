@@ -61,6 +61,12 @@ describe('BSON writer', () => {
     for (let i = 0; i < 3000; i++) deep = { d: deep };
     expectSameBytes({ deep });
     expect(() => serializeDocument({ 'nul\0key': 1 })).toThrow(/null bytes/);
+    expect(() => serializeDocument({ 'nul\0key': undefined })).toThrow(/null bytes/);
+    // Plain objects claiming to be BSON types (JSON of old drivers): refused as js-bson refuses them.
+    expect(() => serializeDocument({ out: { _bsontype: 'ObjectID', id: 'x' } })).toThrow();
+    expect(() => serializeDocument({ _bsontype: 'ObjectID', id: 'x' })).toThrow();
+    const withToBson = Object.assign([1, 2], { toBSON: () => ['replaced'] });
+    expectSameBytes({ list: withToBson, at: Object.assign(new Date(5), { toBSON: () => 'then a string' }) });
     const cycle: Document = { a: 1 };
     cycle.self = cycle;
     expect(() => serializeDocument(cycle)).toThrow(/circular/i);

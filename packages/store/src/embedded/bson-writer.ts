@@ -43,7 +43,7 @@ class LeaveToBson extends Error {}
  * what BSON cannot hold.
  */
 export function serializeDocument(doc: Document): Uint8Array {
-  if (Object.getPrototypeOf(doc) !== Object.prototype || typeof doc.toBSON === 'function') return BSON.serialize(doc);
+  if (Object.getPrototypeOf(doc) !== Object.prototype || typeof doc.toBSON === 'function' || doc._bsontype != null) return BSON.serialize(doc);
   const writer = new Writer();
   try {
     writer.document(doc, false, 0);
@@ -84,7 +84,11 @@ class Writer {
       for (let i = 0; i < array.length; i++) this.#element(String(i), array[i] ?? null, depth);
     } else {
       const fields = value as Record<string, unknown>;
-      for (const key of Object.keys(fields)) if (fields[key] !== undefined) this.#element(key, fields[key], depth);
+      for (const key of Object.keys(fields)) {
+        const field = fields[key];
+        if (field !== undefined) this.#element(key, field, depth);
+        else if (key.includes('\0')) throw new LeaveToBson(); // js-bson refuses the name first
+      }
     }
     this.#reserve(1);
     this.#buffer[this.#position++] = 0;
@@ -123,8 +127,14 @@ class Writer {
   }
 
   #object(key: string, value: object, depth: number): void {
+    // A value with `toBSON` is replaced by its result, and one with `_bsontype` is a BSON type (or
+    // refused, as a document claiming to be one): js-bson's to write, as it decides.
+    if (typeof (value as Document).toBSON === 'function' || (value as Document)._bsontype != null) {
+      this.#foreign(key, value);
+      return;
+    }
     const isArray = Array.isArray(value);
-    if (isArray || (Object.getPrototypeOf(value) === Object.prototype && typeof (value as Document).toBSON !== 'function')) {
+    if (isArray || Object.getPrototypeOf(value) === Object.prototype) {
       this.#head(isArray ? 0x04 : 0x03, key);
       if (!isImmutable(value)) {
         this.document(value, isArray, depth + 1);

@@ -97,7 +97,7 @@ const NOT_NORMALIZED = Symbol('not normalized');
  * Nesting depth past which {@link copyIfNormalized} leaves the value to BSON, whose serializer
  * reports a cycle by name (a cyclic value would otherwise recurse until the stack overflows).
  */
-const MAX_COPY_DEPTH = 10_000;
+const MAX_COPY_DEPTH = 1_000;
 
 /**
  * A deep copy of `value` when {@link isNormalized} holds for it (same rules, one walk), else

@@ -15,9 +15,10 @@ import type { Document } from '../document-collection.ts';
 /** The operators this module applies. */
 const PLAIN_OPERATORS: ReadonlySet<string> = new Set(['$set', '$currentDate', '$inc', '$min', '$max']);
 
-/** Whether a path segment is neither positional nor an array index nor empty. */
+/** Whether a path segment is neither positional nor an array index nor empty nor `__proto__`. */
 function isPlainSegment(segment: string): boolean {
-  return segment !== '' && !segment.startsWith('$') && !/^\d+$/.test(segment);
+  // `__proto__` is left to mingo, which refuses it (assigning it would replace a prototype).
+  return segment !== '' && segment !== '__proto__' && !segment.startsWith('$') && !/^\d+$/.test(segment);
 }
 
 /** One assignment of a plain update: the path's segments, the operator and its argument. */
