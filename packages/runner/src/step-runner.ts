@@ -8,7 +8,7 @@ import type { NodeRunRecord, PoolAttempt, StepConfig, WorkflowNode } from '@swit
 import { STEP_CONFIG_DEFAULTS, boundedText, immutable, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
-import { formatSeconds, timeoutReason } from './executors/abort.ts';
+import { formatSeconds, linkedAbortController, timeoutReason } from './executors/abort.ts';
 import { ExecutorError, isRetryable, type Executor, type ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
 import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
@@ -252,21 +252,28 @@ export class StepRunner {
     const identity = { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes };
     // Minted per call from the stored identity, so a call after a long HITL pause gets a fresh one.
     const downstreamToken = await this.deps.downstreamTokens?.mint(identity, { runId: ledger.run.id, nodeId: step.node.id });
-    const timer = new AbortController();
-    const stopTimer = clock.after(timeoutMs, () => timer.abort(timeoutReason(timeoutMs)));
+    // The call's signal: the run's, the attempt's, and this call's time limit.
+    const { controller, unlink } = linkedAbortController([this.deps.signal, attemptSignal]);
+    const timeout: CallTimeout = { fired: false };
+    const stopTimer = clock.after(timeoutMs, () => {
+      timeout.fired = true;
+      controller.abort(timeoutReason(timeoutMs));
+      timeout.onFire?.();
+    });
     try {
       const call = executor.invoke({
         arguments: step.arguments,
         input: step.input,
         attempt,
-        signal: AbortSignal.any([this.deps.signal, attemptSignal, timer.signal]),
+        signal: controller.signal,
         timeoutMs,
         ...(downstreamToken === undefined ? {} : { downstreamToken }),
         context: { runId: ledger.run.id, nodeId: step.node.id, nodeName: step.node.name, iterationPath: step.iterationPath, identity },
       });
-      return await untilTimeout(call, timer.signal, () => new ExecutorError(`executor "${key}" timed out after ${formatSeconds(timeoutMs)} s`, { retryable: true }));
+      return await untilTimeout(call, timeout, () => new ExecutorError(`executor "${key}" timed out after ${formatSeconds(timeoutMs)} s`, { retryable: true }));
     } finally {
       stopTimer();
+      unlink();
     }
   }
 }
@@ -283,15 +290,20 @@ function callTimeoutMs(node: WorkflowNode, executor: Executor): number {
   return seconds === null ? executor.timeoutMs : Math.round(seconds * 1000);
 }
 
+/** One call's time limit: whether it ran out, and what to do when it does (set by {@link untilTimeout}). */
+interface CallTimeout {
+  fired: boolean;
+  onFire?: () => void;
+}
+
 /**
- * Settles like `call`, except that once `timer` aborts it rejects with `timedOut()` at once (the
+ * Settles like `call`, except that once `timeout` fires it rejects with `timedOut()` at once (the
  * executor may still be unwinding, or ignore its signal: its late result is dropped).
  */
-function untilTimeout<T>(call: Promise<T>, timer: AbortSignal, timedOut: () => ExecutorError): Promise<T> {
+function untilTimeout<T>(call: Promise<T>, timeout: CallTimeout, timedOut: () => ExecutorError): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onTimeout = (): void => reject(timedOut());
-    timer.addEventListener('abort', onTimeout, { once: true });
-    call.then(resolve, (error: unknown) => reject(timer.aborted ? timedOut() : error)).finally(() => timer.removeEventListener('abort', onTimeout));
+    timeout.onFire = () => reject(timedOut());
+    call.then(resolve, (error: unknown) => reject(timeout.fired ? timedOut() : error));
   });
 }
 

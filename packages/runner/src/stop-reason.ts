@@ -7,6 +7,7 @@
  * recorded: `boundary` signal); every other reason also aborts in-flight executor calls and retry
  * backoff waits at once (`signal`).
  */
+import { setMaxListeners } from 'node:events';
 import { cancelSummary, timeoutSummary, type RunRecord } from '@switchyard/domain';
 import type { RunOutcome } from '@switchyard/store';
 
@@ -85,6 +86,11 @@ export class ExecutionControl {
   private readonly hard = new AbortController();
   private readonly soft = new AbortController();
   private current: StopReason | null = null;
+
+  constructor() {
+    // Every executor call in flight listens to `signal` (a parallel node has many at once).
+    setMaxListeners(0, this.hard.signal);
+  }
 
   /** Aborts in-flight executor calls. */
   get signal(): AbortSignal {

@@ -31,6 +31,32 @@ export function abortedError(signal: AbortSignal, subject?: string): ExecutorErr
   return new ExecutorError(subject === undefined ? what : `${subject} ${what}`, { retryable: true });
 }
 
+/**
+ * A controller whose signal also aborts when any of `sources` does (with that source's reason),
+ * like `AbortSignal.any([...sources, controller.signal])` but without its cost (about 10 µs and
+ * weak references per signal on Node 20: too much for one executor call of a fast step).
+ * `unlink()` must be called when the call is over: it removes the listeners from the sources.
+ */
+export function linkedAbortController(sources: readonly AbortSignal[]): { controller: AbortController; unlink(): void } {
+  const controller = new AbortController();
+  const links: Array<[AbortSignal, () => void]> = [];
+  for (const source of sources) {
+    if (source.aborted) {
+      controller.abort(source.reason);
+      break;
+    }
+    const forward = (): void => controller.abort(source.reason);
+    source.addEventListener('abort', forward, { once: true });
+    links.push([source, forward]);
+  }
+  return {
+    controller,
+    unlink: () => {
+      for (const [source, forward] of links) source.removeEventListener('abort', forward);
+    },
+  };
+}
+
 /** `ms` as seconds for messages: `5`, `0.2`, `1.5` (at most three decimals). */
 export function formatSeconds(ms: number): string {
   return String(Math.round(ms) / 1000);
