@@ -1,3 +1,4 @@
+import { immutable, isImmutable } from './immutable.ts';
 import { describe, expect, it } from 'vitest';
 import { camelToSnake, fromDocument, snakeToCamel, toDocument } from './mapping.ts';
 
@@ -50,5 +51,19 @@ describe('mapping', () => {
     const id = new ObjectIdLike();
     const at = new Date('2024-01-01T00:00:00Z');
     expect(toDocument({ runId: id, startedAt: at, gone: undefined })).toEqual({ run_id: id, started_at: at });
+  });
+});
+
+describe('mapping immutable structures', () => {
+  it('maps an immutable structure once per direction, each result the memo of the other', () => {
+    const stored = immutable([{ node_type: 'step', step_config: { max_retries: 1 }, config: { 'user~pkey': 1, keep_me: true } }]);
+    const record = fromDocument<unknown[]>(stored);
+    expect(record).toEqual([{ nodeType: 'step', stepConfig: { maxRetries: 1 }, config: { 'user.key': 1, keep_me: true } }]);
+    expect(fromDocument(stored)).toBe(record);
+    expect(isImmutable(record)).toBe(true);
+    expect(toDocument(record)).toBe(stored);
+    // A mutable structure is mapped afresh every time.
+    const fresh = [{ node_type: 'step' }];
+    expect(fromDocument(fresh)).not.toBe(fromDocument(fresh));
   });
 });

@@ -8,7 +8,7 @@
  * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`, NUL -> `~0`. A key without those characters is stored unchanged, so
  * operators reading documents with mongosh see the user's keys.
  */
-import { memoOnImmutable } from './immutable.ts';
+import { immutable, isImmutable, memoOnImmutable } from './immutable.ts';
 
 /** Fields (in either naming) whose values are user JSON: their keys are never renamed. */
 export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
@@ -126,7 +126,27 @@ function copyOpaque(value: unknown, mapKey: (key: string) => string): unknown {
   return out;
 }
 
+/**
+ * Mapped immutable structures, by direction (to documents, from documents): a workflow's
+ * definition is read for every trigger and stored and read again with every run; made immutable,
+ * it is mapped once per direction, and the result of one direction is the other's memo.
+ */
+const TO_DOCUMENT = new WeakMap<object, unknown>();
+const FROM_DOCUMENT = new WeakMap<object, unknown>();
+
 function mapStructure(value: unknown, renameKey: (key: string) => string, mapUserKey: (key: string) => string): unknown {
+  if (typeof value !== 'object' || value === null || !isImmutable(value)) return mapStructureOnce(value, renameKey, mapUserKey);
+  const [memo, inverse] = renameKey === camelToSnake ? [TO_DOCUMENT, FROM_DOCUMENT] : [FROM_DOCUMENT, TO_DOCUMENT];
+  let mapped = memo.get(value);
+  if (mapped === undefined) {
+    mapped = immutable(mapStructureOnce(value, renameKey, mapUserKey));
+    memo.set(value, mapped);
+    if (typeof mapped === 'object' && mapped !== null) inverse.set(mapped, value);
+  }
+  return mapped;
+}
+
+function mapStructureOnce(value: unknown, renameKey: (key: string) => string, mapUserKey: (key: string) => string): unknown {
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) out[i] = mapStructure(value[i], renameKey, mapUserKey);

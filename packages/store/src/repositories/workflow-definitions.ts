@@ -3,7 +3,7 @@
  * DuplicateEntryError (409 `duplicate_entry`). `tags` is a list of strings (multikey index
  * `tags`); a document stored before tags existed has none and reads as [].
  */
-import { DuplicateEntryError, type WorkflowRecord } from '@switchyard/domain';
+import { DuplicateEntryError, immutable, type WorkflowRecord } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -38,7 +38,7 @@ export class WorkflowDefinitions {
   /** Inserts a new definition (version 1, disabled; no tags unless given). Throws DuplicateEntryError on a taken name. */
   async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'> & { tags?: string[] }, now: Date): Promise<WorkflowRecord> {
     const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], enabled: false, version: 1, createdAt: now, updatedAt: now };
-    await this.guardName(fields.name, () => this.collection.insertOne(recordToDocument(record)));
+    await this.guardName(fields.name, () => this.collection.insertOne(withImmutableDefinition(recordToDocument(record))));
     return record;
   }
 
@@ -70,7 +70,7 @@ export class WorkflowDefinitions {
    * when the definition does not exist. Throws DuplicateEntryError on a taken name.
    */
   async update(id: string, changes: WorkflowChanges, definitionChanged: boolean, now: Date): Promise<WorkflowRecord | null> {
-    const set = recordToDocument({ id, ...changes, updatedAt: now } as { id: string });
+    const set = withImmutableDefinition(recordToDocument({ id, ...changes, updatedAt: now } as { id: string }));
     delete set._id;
     const update = definitionChanged ? { $set: set, $inc: { version: 1 } } : { $set: set };
     const doc = await this.guardName(changes.name, () => this.collection.findOneAndUpdate({ _id: oid(id) }, update));
@@ -110,4 +110,15 @@ export class WorkflowDefinitions {
 function toRecord(doc: Document): WorkflowRecord {
   const record = documentToRecord<WorkflowRecord>(doc);
   return { ...record, tags: Array.isArray(record.tags) ? record.tags : [] };
+}
+
+/**
+ * `doc` with its definition (`nodes`, `canvas`) made immutable: the embedded store then keeps
+ * those very objects, hands them out without copying, and every run of the workflow shares them
+ * (reads map them once, see mapping.ts; each run's definition snapshot stores the same objects).
+ */
+function withImmutableDefinition(doc: Document): Document {
+  if (doc.nodes !== undefined) immutable(doc.nodes);
+  if (doc.canvas !== undefined) immutable(doc.canvas);
+  return doc;
 }
