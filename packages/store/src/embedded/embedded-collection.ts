@@ -243,15 +243,18 @@ export class EmbeddedCollection implements DocumentCollection {
     const set: Document = {};
     const unset: string[] = [];
     for (const field of touched) {
-      if (field in working) set[field] = working[field];
-      else if (field in target) unset.push(field);
+      // A field the plain path left as it was is still `target`'s own value: nothing to journal.
+      if (field in working) {
+        if (!normalized || working[field] !== target[field] || !(field in target)) set[field] = working[field];
+      } else if (field in target) unset.push(field);
     }
     // Operator values were normalized by parseUpdate; what mingo's operators computed may not be.
     const updated = normalized || isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
     const docKey = canonicalKey(target._id);
     const patch = { set: pick(updated, set), unset };
     const encoded = encodePatch(target._id, patch.set, unset);
-    const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, touched) + encoded.setFieldBytes;
+    // The size changes by what the patch replaces: its fields' old bytes out, their new bytes in.
+    const bytes = this.#bytesOf(docKey, target) - fieldBytes(target, [...Object.keys(set), ...unset]) + encoded.setFieldBytes;
     assertDocumentSize(bytes);
     const reindex = this.#indexes.reads(touched);
     if (reindex) this.#indexes.assertUnique(docKey, updated);

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BSON } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isDocumentTooLarge, type DocumentStore } from '../document-collection.ts';
 import type { TestDoc } from '../testing/test-document.ts';
@@ -51,6 +52,23 @@ describe('updates journalled as patches', () => {
     expect(await reopened.collection<TestDoc>('runs').findOne({ _id: 'r1' })).toEqual(before);
     expect(before).toMatchObject({ status: 'running', counters: { a: 5, b: 2 }, attempts: 1, definition: big });
     expect(before).not.toHaveProperty('old');
+  });
+
+  it('leave out of the patch the fields an update sets to the value they hold, and size the document right', async () => {
+    const store = await open();
+    const runs = store.collection<TestDoc>('runs');
+    await runs.insertOne({ _id: 'r2', status: 'running', paused_at: null, waits: [], note: 'x'.repeat(1000) });
+    await runs.updateOne({ _id: 'r2' }, { $set: { status: 'completed', paused_at: null, waits: [], note: 'x'.repeat(1000), added: 1 } });
+    const last = journal().at(-1) as { set: object };
+    expect(Object.keys(last.set).sort()).toEqual(['added', 'status']);
+    // The size kept by difference still matches the document, to the byte: a string field `blob` of
+    // n characters adds n + 11 bytes (type, name, length, terminator).
+    const room = 16 * 1024 * 1024 - BSON.calculateObjectSize((await runs.findOne({ _id: 'r2' }))!) - 11;
+    await expect(runs.updateOne({ _id: 'r2' }, { $set: { blob: 'y'.repeat(room + 1) } })).rejects.toSatisfy(isDocumentTooLarge);
+    await runs.updateOne({ _id: 'r2' }, { $set: { blob: 'y'.repeat(room) } });
+    const before = await runs.findOne({ _id: 'r2' });
+    await stores.splice(0, 1)[0]!.close();
+    expect(await (await open()).collection<TestDoc>('runs').findOne({ _id: 'r2' })).toEqual(before);
   });
 
   it('$rename journals both fields', async () => {
