@@ -116,6 +116,8 @@ function toRecord(doc: Document): WorkflowRecord {
  * `doc` with its definition (`nodes`, `canvas`) made immutable: the embedded store then keeps
  * those very objects, hands them out without copying, and every run of the workflow shares them
  * (reads map them once, see mapping.ts; each run's definition snapshot stores the same objects).
+ * User data the mapping passed through (a step's `config`, form defaults) is the caller's own
+ * object and is frozen with it: a caller hands its definition over and does not change it after.
  */
 function withImmutableDefinition(doc: Document): Document {
   if (doc.nodes !== undefined) immutable(doc.nodes);
