@@ -22,7 +22,7 @@ import type {
 import { requireId } from '../require-id.ts';
 import { canonicalKey } from './canonical-key.ts';
 import { CollectionIndexes } from './collection-indexes.ts';
-import { assertDocumentSize, cloneStored, decodeDocument, documentBytes, encodeDocument, fieldBytes, isNormalized, normalizeDocument } from './copy.ts';
+import { assertDocumentSize, cloneStored, copyDocument, documentBytes, fieldBytes, isNormalized, normalizeDocument } from './copy.ts';
 import { DuplicateKeyError } from './errors.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
 import { applyPatch, encodePatch, type JournalEntry } from './journal-entry.ts';
@@ -36,11 +36,6 @@ function pick(doc: Document, like: Document): Document {
   const picked: Document = {};
   for (const field of Object.keys(like)) picked[field] = doc[field];
   return picked;
-}
-
-/** `doc` as a BSON round trip makes it (values BSON converts: undefined to null, ...). */
-function cloneThroughBson(doc: Document): Document {
-  return decodeDocument(encodeDocument(doc));
 }
 
 /** How a collection makes its changes durable: the store's journal, written by group commit (group-commit.ts). */
@@ -249,7 +244,7 @@ export class EmbeddedCollection implements DocumentCollection {
       } else if (field in target) unset.push(field);
     }
     // Operator values were normalized by parseUpdate; what mingo's operators computed may not be.
-    const updated = normalized || isNormalized(set) ? working : applyPatch(target, { set: cloneThroughBson(set), unset });
+    const updated = normalized || isNormalized(set) ? working : applyPatch(target, { set: copyDocument(set), unset });
     const docKey = canonicalKey(target._id);
     const patch = { set: pick(updated, set), unset };
     const encoded = encodePatch(target._id, patch.set, unset);
