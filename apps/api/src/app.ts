@@ -16,7 +16,10 @@ import cors from './plugins/cors.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import rateLimits, { clientAddress, type RateLimitOptions } from './plugins/rate-limits.ts';
 import auth from './plugins/auth.ts';
-import type { Authenticator } from './auth/authenticator.ts';
+import requestOrigin from './plugins/request-origin.ts';
+import edgeLimits, { edgeServerOptions } from './plugins/edge-limits.ts';
+import { Authenticator, NO_AUTH } from './auth/authenticator.ts';
+import { DEFAULT_EDGE, type EdgeConfig } from './config.ts';
 import approvalRoutes from './routes/approvals.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
@@ -53,6 +56,11 @@ export interface BuildAppOptions {
    * headers ignored, every caller anonymous (what `SWITCHYARD_AUTH=none` means on loopback).
    */
   authenticator?: Authenticator;
+  /**
+   * Connection bounds, the `Host` allow-list and event-stream caps (config.ts `EdgeConfig`, README
+   * "Security"); each field defaults to {@link DEFAULT_EDGE}.
+   */
+  edge?: Partial<EdgeConfig>;
 }
 
 /** Who a rate limit counts a request for: its authenticated user, else its client address. */
@@ -61,10 +69,14 @@ function callerKey(request: FastifyRequest): string {
 }
 
 /**
- * Builds the app: error handling, security headers, CORS, authentication and scopes, rate limits, OpenAPI, workflow and run
- * routes, and /healthz. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
+ * Builds the app: error handling, connection bounds, security headers, CORS, the `Host` and
+ * `Origin` checks, authentication and scopes, rate limits, OpenAPI, workflow and run routes, and
+ * /healthz. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const edge: EdgeConfig = { ...DEFAULT_EDGE, ...options.edge };
+  const serverLimits = edgeServerOptions(edge);
+  const authenticator = options.authenticator ?? (await Authenticator.create(NO_AUTH));
   const app = Fastify({
     // At most one line per request at `info` (plugins/request-log.ts).
     ...(options.logger ? { loggerInstance: options.logger, logController: new OneLinePerRequest() } : { logger: false }),
@@ -72,17 +84,26 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { ignoreTrailingSlash: true },
     // HTTP parser, router-level and shutdown errors get the common error body too.
     ...SERVER_ERROR_OPTIONS,
+    ...serverLimits,
+    http: { ...SERVER_ERROR_OPTIONS.http, ...serverLimits.http },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installValidators(app);
   installJsonParser(app);
   installBodyGuard(app);
   await app.register(errorHandler);
   await app.register(httpErrors);
+  await app.register(edgeLimits, edge);
   // The edge, before any route: their hooks and onRoute hooks must see every route.
   await app.register(securityHeaders, { docsPrefix: DOCS_PREFIX });
   await app.register(cors, { origins: options.corsOrigins ?? [] });
+  // Where the request comes from, before who sends it (DNS rebinding, cross-site requests).
+  await app.register(requestOrigin, {
+    allowedHosts: edge.allowedHosts,
+    unauthenticated: !authenticator.required && !authenticator.config.trustProxyIdentity,
+    corsOrigins: options.corsOrigins ?? [],
+  });
   // Authentication before rate limits: a limit counts per caller once the caller is known.
-  await app.register(auth, { authenticator: options.authenticator });
+  await app.register(auth, { authenticator });
   await app.register(rateLimits, { keyOf: callerKey, ...(options.rateLimits ?? { triggers: 0, approvals: 0 }) });
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
-import { DEFAULT_MAX_NODES } from '@switchyard/domain';
+import { DEFAULT_MAX_NODES, DEFAULT_MAX_STEP_EXECUTIONS } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 
@@ -55,6 +55,29 @@ export interface ServiceConfig {
   auth: AuthConfig;
   /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
   downstreamToken: Omit<HmacTokenMinterOptions, 'clock'> | null;
+  /** Connection-level bounds and the request-origin checks (plugins/edge-limits.ts, plugins/request-origin.ts). */
+  edge: EdgeConfig;
+  /** Most step executions (node runs of steps, every loop iteration counted) one definition may imply. */
+  maxStepExecutions: number;
+}
+
+/** The edge's bounds (README "Security"). Durations in milliseconds. */
+export interface EdgeConfig {
+  /**
+   * `Host` names (optionally `name:port`) the API answers to (`SWITCHYARD_ALLOWED_HOSTS`); loopback
+   * names are always allowed. Empty: without authentication only loopback names, with it any host.
+   */
+  allowedHosts: readonly string[];
+  /** Time to receive a whole request, headers and body (`SWITCHYARD_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number;
+  /** Time a connection may stay idle before it is closed (`SWITCHYARD_CONNECTION_TIMEOUT_MS`). */
+  connectionTimeoutMs: number;
+  /** Open connections one client address may hold (`SWITCHYARD_MAX_CONNECTIONS_PER_ADDRESS`); 0: unlimited. */
+  maxConnectionsPerAddress: number;
+  /** Event streams (SSE) one caller may hold open at once (`SWITCHYARD_SSE_MAX_STREAMS_PER_CALLER`). */
+  sseMaxStreamsPerCaller: number;
+  /** Longest life of one event stream before the service ends it (`SWITCHYARD_SSE_MAX_LIFETIME_MS`); clients resume with `Last-Event-ID`. */
+  sseMaxLifetimeMs: number;
 }
 
 /** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
@@ -91,6 +114,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
     auth: authConfig(env),
     downstreamToken: downstreamTokenConfig(env),
+    edge: {
+      allowedHosts: allowedHosts(env, 'SWITCHYARD_ALLOWED_HOSTS'),
+      requestTimeoutMs: integer(env, 'SWITCHYARD_REQUEST_TIMEOUT_MS', DEFAULT_EDGE.requestTimeoutMs, 1_000, 600_000),
+      connectionTimeoutMs: integer(env, 'SWITCHYARD_CONNECTION_TIMEOUT_MS', DEFAULT_EDGE.connectionTimeoutMs, 1_000, 3_600_000),
+      maxConnectionsPerAddress: integer(env, 'SWITCHYARD_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_EDGE.maxConnectionsPerAddress, 0, 1_000_000),
+      sseMaxStreamsPerCaller: integer(env, 'SWITCHYARD_SSE_MAX_STREAMS_PER_CALLER', DEFAULT_EDGE.sseMaxStreamsPerCaller, 1, 10_000),
+      sseMaxLifetimeMs: integer(env, 'SWITCHYARD_SSE_MAX_LIFETIME_MS', DEFAULT_EDGE.sseMaxLifetimeMs, 1_000, 86_400_000),
+    },
+    maxStepExecutions: integer(env, 'SWITCHYARD_MAX_STEP_EXECUTIONS', DEFAULT_MAX_STEP_EXECUTIONS, 1, 100_000_000),
   };
   // A downstream token signed with the API's own key would let every webhook, agent or MCP server
   // that receives one call this API as the user.
@@ -100,13 +132,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   return config;
 }
 
+/** Defaults of {@link EdgeConfig} (what `buildApp` uses when given none). */
+export const DEFAULT_EDGE: EdgeConfig = Object.freeze({
+  allowedHosts: [],
+  requestTimeoutMs: 30_000,
+  connectionTimeoutMs: 120_000,
+  maxConnectionsPerAddress: 256,
+  sseMaxStreamsPerCaller: 16,
+  sseMaxLifetimeMs: 3_600_000,
+});
+
 /**
  * Refuses a configuration that would expose the API without authentication: a `HOST` that is not
  * a loopback address with `SWITCHYARD_AUTH=none` (unless an authenticating proxy vouches for every
  * request: `SWITCHYARD_TRUST_PROXY_IDENTITY=true`). Throws an Error that says what to set.
  */
-export function assertSafeBinding(config: Pick<ServiceConfig, 'host' | 'auth'>): void {
-  if (config.auth.modes.length > 0 || config.auth.trustProxyIdentity || isLoopback(config.host)) return;
+export function assertSafeBinding(config: Pick<ServiceConfig, 'host' | 'auth' | 'corsOrigins'>): void {
+  const unauthenticated = config.auth.modes.length === 0 && !config.auth.trustProxyIdentity;
+  // Any web page the user visits could drive an unauthenticated API through the user's browser.
+  if (unauthenticated && config.corsOrigins.includes('*')) {
+    throw new Error(
+      "SWITCHYARD_CORS_ORIGINS=* lets every web page call the API, but SWITCHYARD_AUTH is none: list the canvas's exact origins " +
+        '(e.g. SWITCHYARD_CORS_ORIGINS=https://canvas.example.com) or turn authentication on (SWITCHYARD_AUTH=jwt and/or api-key)',
+    );
+  }
+  if (!unauthenticated || isLoopback(config.host)) return;
   throw new Error(
     `HOST=${config.host} exposes the API beyond this machine, but SWITCHYARD_AUTH is none: set SWITCHYARD_AUTH=jwt and/or api-key ` +
       '(README "Authentication"), put an authenticating proxy in front and set SWITCHYARD_TRUST_PROXY_IDENTITY=true, or bind HOST=127.0.0.1',
@@ -208,6 +258,27 @@ function corsOrigins(env: NodeJS.ProcessEnv, name: string): readonly string[] {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name}: '${entry}' is not an http or https origin`);
     if (url.origin !== entry) {
       throw new Error(`${name}: '${entry}' is not an exact origin (scheme://host[:port], no path, no trailing slash); write '${url.origin}'`);
+    }
+  }
+  return [...new Set(entries)];
+}
+
+/**
+ * A comma-separated list of host names as browsers send them in `Host`: `api.example.com` (any
+ * port) or `api.example.com:8443` (that port only); IPv6 in brackets. Lower-cased; no scheme, path
+ * or wildcard.
+ */
+function allowedHosts(env: NodeJS.ProcessEnv, name: string): readonly string[] {
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    let url: URL | undefined;
+    try {
+      url = new URL(`http://${entry}`);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || url.host !== entry.replace(/:80$/, '') || url.username !== '' || entry.includes('/') || entry.includes('*')) {
+      throw new Error(`${name}: '${entry}' is not a host name (name or name:port, e.g. api.example.com or api.example.com:8443; no scheme, path or wildcard)`);
     }
   }
   return [...new Set(entries)];

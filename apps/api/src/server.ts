@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     authenticator: services.authenticator,
     corsOrigins: config.corsOrigins,
     rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute },
+    edge: config.edge,
   });
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
       executorsFile: config.executorsFile,
       docs: `/docs`,
       corsOrigins: config.corsOrigins,
+      allowedHosts: config.edge.allowedHosts.length > 0 ? config.edge.allowedHosts : 'loopback only without authentication, else any',
       auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
       downstreamTokens: config.downstreamToken === null ? 'off' : { audience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
       rateLimitsPerMinute: { triggers: config.rateLimitTriggersPerMinute || 'off', approvals: config.rateLimitApprovalsPerMinute || 'off' },

@@ -85,6 +85,24 @@ describe('configuration', () => {
     expect(() => assertSafeBinding(loadConfig({ HOST: '0.0.0.0', SWITCHYARD_TRUST_PROXY_IDENTITY: 'true' }))).not.toThrow();
     expect(() => assertSafeBinding(loadConfig({}))).not.toThrow();
   });
+
+  it("refuses CORS origin '*' without authentication, even on loopback", () => {
+    expect(() => assertSafeBinding(loadConfig({ SWITCHYARD_CORS_ORIGINS: '*' }))).toThrow(/SWITCHYARD_CORS_ORIGINS=\* lets every web page call the API/);
+    expect(() => assertSafeBinding(loadConfig({ SWITCHYARD_CORS_ORIGINS: 'https://canvas.example.com' }))).not.toThrow();
+    expect(() => assertSafeBinding(loadConfig({ SWITCHYARD_CORS_ORIGINS: '*', SWITCHYARD_AUTH: 'jwt', SWITCHYARD_JWT_SECRET: 'x'.repeat(32) }))).not.toThrow();
+  });
+
+  it('reads SWITCHYARD_ALLOWED_HOSTS as host names with optional ports and names a malformed entry', () => {
+    expect(loadConfig({ SWITCHYARD_ALLOWED_HOSTS: 'API.example.com, api.example.com:8443,[::1]:8080' }).edge.allowedHosts).toEqual([
+      'api.example.com',
+      'api.example.com:8443',
+      '[::1]:8080',
+    ]);
+    expect(loadConfig({}).edge.allowedHosts).toEqual([]);
+    for (const bad of ['https://api.example.com', 'api.example.com/x', '*.example.com', 'user@host']) {
+      expect(() => loadConfig({ SWITCHYARD_ALLOWED_HOSTS: bad }), bad).toThrow(/SWITCHYARD_ALLOWED_HOSTS: .* is not a host name/);
+    }
+  });
 });
 
 describe('with authentication on', () => {

@@ -186,6 +186,26 @@ describe('normalizeDefinition', () => {
     });
   });
 
+  describe('total step executions', () => {
+    const loop = (name: string, maxIterations: number, children: WorkflowNodeInput[]): WorkflowNodeInput => ({ name, nodeType: 'loop', loopConfig: { maxIterations }, children });
+
+    it('refuses many sibling steps under a bounded loop chain that together imply millions of executions', () => {
+      // Each chain is within MAX_TOTAL_LOOP_ITERATIONS, but 150 steps under 100,000 iterations imply 15 million.
+      const steps = Array.from({ length: 150 }, (_, i) => step(`S${i}`));
+      const problems = problemsOf([loop('Outer', 1000, [loop('Inner', 100, steps)])]);
+      expect(problems).toEqual([
+        'A run of this workflow could execute up to 15,000,000 steps (every step times the maxIterations of the loops around it); ' +
+          'at most 200,000 are allowed (SWITCHYARD_MAX_STEP_EXECUTIONS)',
+      ]);
+    });
+
+    it('counts steps outside loops once and follows the configured bound exactly', () => {
+      const definition = [step('A'), loop('L', 10, [step('B'), step('C')])]; // 1 + 20 = 21
+      expect(() => normalizeDefinition(definition, { ...checks, maxStepExecutions: 21 })).not.toThrow();
+      expect(() => normalizeDefinition(definition, { ...checks, maxStepExecutions: 20 })).toThrow(/up to 21 steps/);
+    });
+  });
+
   describe('humanReview matrix', () => {
     it('rejects any humanReview on parallel nodes', () => {
       const problems = problemsOf([{ name: 'P', nodeType: 'parallel', children: [step('A'), step('B')], humanReview: { requiresConfirmation: true } }]);

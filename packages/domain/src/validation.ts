@@ -43,10 +43,20 @@ export interface DefinitionChecks {
   checkConfig(config: Record<string, unknown>): string[];
   /** Most nodes one definition may have, all levels counted (default {@link DEFAULT_MAX_NODES}). */
   readonly maxNodes?: number;
+  /** Most step executions one definition may imply, every loop iteration counted (default {@link DEFAULT_MAX_STEP_EXECUTIONS}). */
+  readonly maxStepExecutions?: number;
 }
 
 /** Default of {@link DefinitionChecks.maxNodes} (`SWITCHYARD_MAX_NODES`). */
 export const DEFAULT_MAX_NODES = 2_000;
+
+/**
+ * Default of {@link DefinitionChecks.maxStepExecutions} (`SWITCHYARD_MAX_STEP_EXECUTIONS`): the sum,
+ * over every step node, of the product of `maxIterations` of the loops enclosing it. Each chain of
+ * nested loops is bounded by {@link MAX_TOTAL_LOOP_ITERATIONS}, but many sibling steps under such
+ * chains multiply again (153 nodes could imply 15 million executions).
+ */
+export const DEFAULT_MAX_STEP_EXECUTIONS = 200_000;
 
 /** Bounds that keep one definition reasonable to store and interpret. */
 export const DEFINITION_LIMITS = { maxDepth: 20, maxA2aPool: 5, minParallelChildren: 2, minRouterChoices: 2 } as const;
@@ -106,11 +116,20 @@ export function normalizeTags(tags: readonly string[] | undefined): string[] {
  * `problems` when anything is wrong.
  */
 export function normalizeDefinition(nodes: readonly WorkflowNodeInput[], checks: DefinitionChecks): WorkflowNode[] {
-  const ctx: WalkContext = { checks, problems: [], ids: new Set(), count: 0 };
+  const ctx: WalkContext = { checks, problems: [], ids: new Set(), count: 0, stepExecutions: 0, loopChainTooLong: false };
   if (nodes.length === 0) ctx.problems.push('A workflow needs at least one root node');
   const result = nodes.map((node, i) => normalizeNode(node, `nodes[${i}]`, 1, [], ctx));
   const maxNodes = checks.maxNodes ?? DEFAULT_MAX_NODES;
   if (ctx.count > maxNodes) ctx.problems.push(`A workflow may have at most ${maxNodes} nodes, this one has ${ctx.count}`);
+  const maxStepExecutions = checks.maxStepExecutions ?? DEFAULT_MAX_STEP_EXECUTIONS;
+  // A chain of loops over its own bound is reported at its loop already.
+  if (ctx.stepExecutions > maxStepExecutions && !ctx.loopChainTooLong) {
+    const count = (n: number) => n.toLocaleString('en-US');
+    ctx.problems.push(
+      `A run of this workflow could execute up to ${count(ctx.stepExecutions)} steps (every step times the maxIterations of the loops around it); ` +
+        `at most ${count(maxStepExecutions)} are allowed (SWITCHYARD_MAX_STEP_EXECUTIONS)`,
+    );
+  }
   if (ctx.problems.length > 0) {
     const head = ctx.problems.length === 1 ? ctx.problems[0]! : `${ctx.problems.length} problems: ${ctx.problems.join('; ')}`;
     throw new InvalidRequestError(`Invalid workflow definition: ${head}`, ctx.problems);
@@ -154,6 +173,10 @@ interface WalkContext {
   problems: string[];
   ids: Set<string>;
   count: number;
+  /** Step executions implied so far: per step, the product of its enclosing loops' maxIterations. */
+  stepExecutions: number;
+  /** A chain of nested loops exceeded {@link MAX_TOTAL_LOOP_ITERATIONS} (reported on its loop). */
+  loopChainTooLong: boolean;
 }
 
 /** `loops`: the loops enclosing `input`, outermost first. */
@@ -174,6 +197,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, lo
 
   checkContainers(input, type, problem);
   const inner = loopChain(input, loops, problem);
+  if (inner !== loops && totalIterations(inner) > MAX_TOTAL_LOOP_ITERATIONS) ctx.loopChainTooLong = true;
   const children = (input.children ?? []).map((c, i) => normalizeNode(c, `${path}.children[${i}]`, depth + 1, inner, ctx));
   const trueSteps = (input.trueSteps ?? []).map((c, i) => normalizeNode(c, `${path}.trueSteps[${i}]`, depth + 1, inner, ctx));
   const falseSteps = (input.falseSteps ?? []).map((c, i) => normalizeNode(c, `${path}.falseSteps[${i}]`, depth + 1, inner, ctx));
@@ -189,6 +213,7 @@ function normalizeNode(input: WorkflowNodeInput, path: string, depth: number, lo
   const a2aPool = input.a2aPool ?? [];
 
   if (type === 'step') {
+    ctx.stepExecutions += totalIterations(loops);
     checkStepExecutors(executorKey, a2aPool, ctx.checks, problem);
     for (const message of ctx.checks.checkConfig(config as Record<string, unknown>)) problem(message);
   } else {

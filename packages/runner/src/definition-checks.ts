@@ -3,7 +3,7 @@
  * exist, may it stand in an `a2aPool` (by its kind), does a CEL expression compile with the
  * variables of its place.
  */
-import { DEFAULT_MAX_NODES, type DefinitionChecks, type ExpressionKind } from '@switchyard/domain';
+import { DEFAULT_MAX_NODES, DEFAULT_MAX_STEP_EXECUTIONS, type DefinitionChecks, type ExpressionKind } from '@switchyard/domain';
 import { ROUTER_VARIABLES, STEP_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
 import { findKind } from './executors/kinds.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
@@ -28,11 +28,14 @@ function checkPoolMember(executors: ExecutorRegistry, key: string): string | nul
 
 /**
  * DefinitionChecks backed by the loaded executor registry and the CEL engine; `options.maxNodes`
- * bounds the nodes of one definition (default {@link DEFAULT_MAX_NODES}, `SWITCHYARD_MAX_NODES`).
+ * bounds the nodes of one definition (default {@link DEFAULT_MAX_NODES}, `SWITCHYARD_MAX_NODES`),
+ * `options.maxStepExecutions` the step executions it implies (default
+ * {@link DEFAULT_MAX_STEP_EXECUTIONS}, `SWITCHYARD_MAX_STEP_EXECUTIONS`).
  */
-export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine, options: { maxNodes?: number } = {}): DefinitionChecks {
+export function definitionChecks(executors: ExecutorRegistry, cel: CelEngine, options: { maxNodes?: number; maxStepExecutions?: number } = {}): DefinitionChecks {
   return {
     maxNodes: options.maxNodes ?? DEFAULT_MAX_NODES,
+    maxStepExecutions: options.maxStepExecutions ?? DEFAULT_MAX_STEP_EXECUTIONS,
     hasExecutor: (key) => executors.has(key),
     checkPoolMember: (key) => checkPoolMember(executors, key),
     checkExpression: (expression, kind) => {

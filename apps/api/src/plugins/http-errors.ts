@@ -23,7 +23,7 @@ import { errorBody, errorCodeForStatus } from './error-body.ts';
 import { frameworkErrors } from './error-handler.ts';
 
 /** Status and message answered to one HTTP parser error. */
-interface ClientErrorAnswer {
+export interface ClientErrorAnswer {
   status: number;
   message: string;
 }
@@ -46,7 +46,7 @@ export function clientErrorAnswer(error: ConnectionError): ClientErrorAnswer {
 }
 
 /** A complete raw HTTP response carrying the common error body; the connection closes after it. */
-function rawErrorResponse({ status, message }: ClientErrorAnswer): string {
+export function rawErrorResponse({ status, message }: ClientErrorAnswer): string {
   const json = JSON.stringify(errorBody(errorCodeForStatus(status), message));
   return [
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}`,

@@ -131,7 +131,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       executors,
       engine,
       sweeper,
-      checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes }),
+      checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes, maxStepExecutions: config.maxStepExecutions }),
       clock: systemClock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,

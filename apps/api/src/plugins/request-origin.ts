@@ -1,0 +1,98 @@
+/**
+ * Where a request comes from (issue #16 item 3): refuses requests a web page could make through a
+ * user's browser against the user's will, before authentication and before the body is read.
+ *
+ * - **`Host` allow-list** (DNS rebinding): a page on `evil.example` that rebinds its name to
+ *   127.0.0.1 reaches a loopback service with `Host: evil.example`. When the list is on, a request
+ *   whose `Host` is neither a loopback name on the port the connection arrived at nor an entry of
+ *   `allowedHosts` (`name` for any port, `name:port` for one) gets 403 `host_not_allowed`. It is
+ *   on whenever `allowedHosts` is non-empty, and always without authentication (then only loopback
+ *   names pass, unless listed).
+ * - **`Origin` check** (cross-site requests): browsers send `Origin` with every cross-site request
+ *   and with every POST, PUT and DELETE, so a state-changing request (any method but GET, HEAD and
+ *   OPTIONS) whose `Origin` is neither the service's own (the same host and port as its `Host`)
+ *   nor a listed CORS origin gets 403 `origin_not_allowed` — including body-less POSTs such as
+ *   `/cancel`, which need no CORS preflight. curl, SDKs and the MCP bridge send no `Origin` and are
+ *   not affected. `Origin: null` (sandboxed frames, `file:` pages) is refused.
+ */
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLoopback } from '../config.ts';
+import { errorBody } from './error-body.ts';
+
+export interface RequestOriginOptions {
+  /** Host names (`name` or `name:port`, lower case) accepted besides loopback names; see config.ts. */
+  allowedHosts: readonly string[];
+  /** True without authentication: the `Host` check is on even when `allowedHosts` is empty. */
+  unauthenticated: boolean;
+  /** CORS origins (exact, or `['*']`): their pages may make state-changing requests. */
+  corsOrigins: readonly string[];
+}
+
+/** Methods that never change state (and that browsers send cross-site without an `Origin` for GET/HEAD). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `name` and `port` of a `Host` header value (port '' when absent); null when it is not a host. */
+function parseHost(value: string): { name: string; port: string } | null {
+  try {
+    const url = new URL(`http://${value}`);
+    if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '') return null;
+    return { name: url.hostname.toLowerCase(), port: url.port };
+  } catch {
+    return null;
+  }
+}
+
+/** True when `host` may be answered (see the module comment). */
+export function hostAllowed(host: string | undefined, localPort: number | undefined, allowedHosts: readonly string[]): boolean {
+  if (host === undefined) return false;
+  const parsed = parseHost(host);
+  if (parsed === null) return false;
+  const port = parsed.port === '' ? '80' : parsed.port;
+  // No local port: an injected request (tests), which came over no network.
+  if (isLoopback(parsed.name) && (localPort === undefined || port === String(localPort))) return true;
+  const name = parsed.name;
+  return allowedHosts.some((entry) => entry === name || entry === `${name}:${port}` || (parsed.port === '' && entry === `${name}:80`));
+}
+
+/** True when a state-changing request with `origin` (absent: not a browser) may go on. */
+export function originAllowed(origin: string | undefined, host: string | undefined, corsOrigins: readonly string[]): boolean {
+  if (origin === undefined) return true;
+  if (corsOrigins.includes('*') || corsOrigins.includes(origin)) return true;
+  if (origin === 'null' || host === undefined) return false;
+  try {
+    return new URL(origin).host === new URL(`http://${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+function refuse(reply: FastifyReply, code: string, message: string): FastifyReply {
+  return reply.code(403).header('connection', 'close').send(errorBody(code, message));
+}
+
+export default fp(
+  async function requestOrigin(app: FastifyInstance, options: RequestOriginOptions) {
+    const checkHost = options.unauthenticated || options.allowedHosts.length > 0;
+    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const host = request.headers.host;
+      if (checkHost && !hostAllowed(host, request.socket.localPort, options.allowedHosts)) {
+        return refuse(
+          reply,
+          'host_not_allowed',
+          `This service does not answer to the host '${host ?? ''}': use a loopback address (127.0.0.1, localhost) or add the name to SWITCHYARD_ALLOWED_HOSTS`,
+        );
+      }
+      if (SAFE_METHODS.has(request.method)) return;
+      const origin = request.headers.origin;
+      if (!originAllowed(origin, host, options.corsOrigins)) {
+        return refuse(
+          reply,
+          'origin_not_allowed',
+          `A ${request.method} from a page on '${origin}' is refused: only this service's own pages and the origins of SWITCHYARD_CORS_ORIGINS may change state`,
+        );
+      }
+    });
+  },
+  { name: 'request-origin' },
+);
