@@ -72,11 +72,18 @@ describe('JWT (HS256)', () => {
     const expired = await hsToken('u', ALL, { aud: 'switchyard-api', iat: Math.floor(Date.now() / 1000) - 7200 }, Math.floor(Date.now() / 1000) - 3600);
     const otherAudience = await hsToken('u', ALL, { aud: 'someone-else' });
     const neverExpires = await new SignJWT({ aud: 'switchyard-api', scope: ALL.join(' ') }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').sign(new TextEncoder().encode(SECRET));
+    const now = Math.floor(Date.now() / 1000);
+    const issuedInFuture = await new SignJWT({ aud: 'switchyard-api' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setIssuedAt(now + 3600).setExpirationTime(now + 7200).sign(new TextEncoder().encode(SECRET));
+    const livesTooLong = await hsToken('u', ALL, { aud: 'switchyard-api' }, '400d');
+    const livesTooLongWithoutIat = await new SignJWT({ aud: 'switchyard-api' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u').setExpirationTime('2d').sign(new TextEncoder().encode(SECRET));
     const cases: Array<[Record<string, string>, RegExp]> = [
       [bearer(forged), /signature/],
       [bearer(expired), /expired/],
       [bearer(otherAudience), /'aud' claim/],
       [bearer(neverExpires), /'exp' claim/],
+      [bearer(issuedInFuture), /'iat' claim lies in the future/],
+      [bearer(livesTooLong), /longer than the 86400 s accepted \(SWITCHYARD_JWT_MAX_TTL_SECONDS\)/],
+      [bearer(livesTooLongWithoutIat), /longer than the 86400 s accepted/],
       [{ authorization: 'Basic dTpw' }, /Bearer/],
       [bearer('not-a-jwt'), /not a JWT/],
     ];
@@ -299,6 +306,21 @@ describe('trusted-proxy identity headers', () => {
     const unscoped = await call(svc, 'GET', wf(), { 'x-switchyard-user-id': 'u-1' });
     expect(unscoped.status).toBe(403);
     expect(unscoped.body.detail.details).toEqual({ requiredScope: 'workflows-read', grantedScopes: [] });
+  });
+});
+
+describe('JWT with trusted-proxy mode', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await serviceWith({ modes: ['jwt'], jwt: { secret: SECRET }, trustProxyIdentity: true });
+  });
+  afterAll(() => svc.close());
+
+  it('never lets proxy headers stand in for a missing JWT', async () => {
+    const spoofed = await call(svc, 'GET', wf(), { 'x-switchyard-user-id': 'admin', 'x-switchyard-scopes': ALL.join(',') });
+    expect(spoofed.status).toBe(401);
+    expect(spoofed.body.detail.error).toBe('authentication_required');
+    expect((await call(svc, 'GET', wf(), bearer(await hsToken('u', ['workflows-read'])))).status).toBe(200);
   });
 });
 

@@ -112,7 +112,7 @@ describe('with authentication, listed hosts and CORS origins', () => {
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ name: uniqueName('cors'), canvas: CANVAS, nodes: [echoStep('A')] });
     const post = (origin: string) =>
-      fetch(`${svc.baseUrl}${wf()}`, { method: 'POST', headers: { ...auth, origin }, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${svc.baseUrl}${wf()}`, { method: 'POST', headers: { ...auth, origin }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     expect((await post('https://canvas.example.com')).status).toBe(201);
     const refused = await post('https://evil.example');
     expect(refused.status).toBe(403);

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { DEFAULT_MAX_NODES, DEFAULT_MAX_STEP_EXECUTIONS } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
+import { DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
 export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
@@ -175,7 +176,7 @@ export function isLoopback(host: string): boolean {
 /**
  * `SWITCHYARD_AUTH` (`none` | `jwt` | `api-key` | `jwt,api-key`, default none) with what each mode
  * needs: `SWITCHYARD_JWT_SECRET` or `SWITCHYARD_JWKS_URL` (not both), optional
- * `SWITCHYARD_JWT_ISSUER` / `SWITCHYARD_JWT_AUDIENCE`; `SWITCHYARD_API_KEYS_FILE`;
+ * `SWITCHYARD_JWT_ISSUER` / `SWITCHYARD_JWT_AUDIENCE` / `SWITCHYARD_JWT_MAX_TTL_SECONDS`; `SWITCHYARD_API_KEYS_FILE`;
  * `SWITCHYARD_TRUST_PROXY_IDENTITY` (`true`/`false`).
  */
 function authConfig(env: NodeJS.ProcessEnv): AuthConfig {
@@ -192,7 +193,13 @@ function authConfig(env: NodeJS.ProcessEnv): AuthConfig {
     const jwksUrl = env.SWITCHYARD_JWKS_URL || undefined;
     if ((secret === undefined) === (jwksUrl === undefined)) throw new Error('SWITCHYARD_AUTH=jwt needs exactly one of SWITCHYARD_JWT_SECRET (HS256) and SWITCHYARD_JWKS_URL');
     if (jwksUrl !== undefined) httpUrl(jwksUrl, 'SWITCHYARD_JWKS_URL');
-    config.jwt = { secret, jwksUrl, issuer: env.SWITCHYARD_JWT_ISSUER || undefined, audience: env.SWITCHYARD_JWT_AUDIENCE || undefined };
+    config.jwt = {
+      secret,
+      jwksUrl,
+      issuer: env.SWITCHYARD_JWT_ISSUER || undefined,
+      audience: env.SWITCHYARD_JWT_AUDIENCE || undefined,
+      maxTtlSeconds: integer(env, 'SWITCHYARD_JWT_MAX_TTL_SECONDS', DEFAULT_JWT_MAX_TTL_SECONDS, 60, 31_536_000),
+    };
   }
   if (modes.includes('api-key')) {
     if (!env.SWITCHYARD_API_KEYS_FILE) throw new Error('SWITCHYARD_AUTH=api-key needs SWITCHYARD_API_KEYS_FILE');

@@ -21,6 +21,8 @@ export interface CallerIdentity extends TriggeringIdentity {
   method: AuthMethod;
   /** True when no scope is checked: `SWITCHYARD_AUTH=none` without trusted-proxy mode. */
   unrestricted: boolean;
+  /** When the credential stops being valid (a JWT's `exp`), ms since the epoch; absent: it does not expire. */
+  expiresAt?: number;
 }
 
 /** Nobody: `SWITCHYARD_AUTH=none` (and no trusted-proxy mode). */

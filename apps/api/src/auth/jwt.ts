@@ -2,7 +2,9 @@
  * Bearer JWT verification with `jose` (issue 9 item 7): HS256 with a shared secret
  * (`SWITCHYARD_JWT_SECRET`), or the asymmetric keys of a JWKS URL (`SWITCHYARD_JWKS_URL`, fetched
  * and cached by jose's remote key set, refetched for an unknown `kid`). `iss` and `aud` are
- * checked when configured; `exp` is required and checked, `nbf` when present (60 s clock tolerance).
+ * checked when configured; `exp` is required and checked, `nbf` when present (60 s clock tolerance);
+ * `iat` may not lie in the future, and a token may not live longer than `maxTtlSeconds` (a leaked
+ * token issued for years is refused).
  *
  * Claims: `sub` (required) is the user id, `preferred_username` (else `name`) the username, scopes
  * come from `scope` (space-separated) or `scopes` (an array of strings).
@@ -21,7 +23,15 @@ export interface JwtOptions {
   issuer?: string;
   /** Required `aud` (one of the token's), when set. */
   audience?: string;
+  /**
+   * Longest lifetime accepted, seconds: `exp` minus `iat` (or minus now without `iat`) may not
+   * exceed it (`SWITCHYARD_JWT_MAX_TTL_SECONDS`, default {@link DEFAULT_JWT_MAX_TTL_SECONDS}).
+   */
+  maxTtlSeconds?: number;
 }
+
+/** Default of {@link JwtOptions.maxTtlSeconds}: a day. */
+export const DEFAULT_JWT_MAX_TTL_SECONDS = 86_400;
 
 /** Accepted difference between our clock and the issuer's, seconds. */
 const CLOCK_TOLERANCE_SECONDS = 60;
@@ -79,8 +89,23 @@ export class JwtVerifier {
       throw verificationError(error);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new AuthenticationError('The token has no \'sub\' claim (the user id)');
+    const exp = payload.exp!; // required above
+    checkLifetime(payload.iat, exp, this.#options.maxTtlSeconds ?? DEFAULT_JWT_MAX_TTL_SECONDS);
     const username = stringClaim(payload.preferred_username) ?? stringClaim(payload.name);
-    return { userId: payload.sub, username, scopes: scopesOf(payload), method: 'jwt', unrestricted: false };
+    return { userId: payload.sub, username, scopes: scopesOf(payload), method: 'jwt', unrestricted: false, expiresAt: exp * 1000 };
+  }
+}
+
+/**
+ * Throws {@link AuthenticationError} when `iat` (seconds) lies in the future or the token lives
+ * longer than `maxTtlSeconds` from `iat` (from now without it) to `exp`; both with the clock tolerance.
+ */
+function checkLifetime(iat: number | undefined, exp: number, maxTtlSeconds: number): void {
+  const now = Date.now() / 1000;
+  if (iat !== undefined && iat > now + CLOCK_TOLERANCE_SECONDS) throw new AuthenticationError("The token's 'iat' claim lies in the future");
+  const lifetime = exp - (iat ?? now);
+  if (lifetime > maxTtlSeconds + CLOCK_TOLERANCE_SECONDS) {
+    throw new AuthenticationError(`The token is valid for ${Math.round(lifetime)} s, longer than the ${maxTtlSeconds} s accepted (SWITCHYARD_JWT_MAX_TTL_SECONDS)`);
   }
 }
 
