@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
-import type { DownstreamTokenMinter, RunEngine, TimeoutSweeper } from '@switchyard/runner';
+import type { Clock, DownstreamTokenMinter, RunEngine, TimeoutSweeper } from '@switchyard/runner';
 import { openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
@@ -80,6 +80,8 @@ export interface StartOptions {
   registryFile?: string;
   /** Mints each executor call's downstream token (default: none, as without a signing key). */
   downstreamTokens?: DownstreamTokenMinter;
+  /** The clock of the API's routes (event-stream lifetimes, idempotency keys); the engine keeps the system clock. */
+  clock?: Clock;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -242,6 +244,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       downstreamTokens: options.downstreamTokens,
     });
     cleanups.push(() => services.close());
+    if (options.clock) services.clock = options.clock;
     if (mongodbUri) {
       // Before the services close the store (cleanups run in reverse).
       cleanups.push(() => Promise.all(COLLECTIONS.map((name) => store.collection(name).deleteMany({}))));

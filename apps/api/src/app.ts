@@ -112,7 +112,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(humanRequestRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(ssePlugin, { heartbeatInterval: 15_000 });
-  await app.register(eventRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(eventRoutes, {
+    prefix: API_PREFIX,
+    services: options.services,
+    streams: { maxPerCaller: edge.sseMaxStreamsPerCaller, maxLifetimeMs: edge.sseMaxLifetimeMs, keyOf: callerKey },
+  });
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'authentication_required'
   | 'permission_denied'
   | 'internal_error'
-  | 'database_error';
+  | 'database_error'
+  | 'rate_limited';
 
 /** Structured facts about an error (e.g. `{ currentStatus: 'running' }`), shown as `detail.details`. */
 export type ErrorDetails = Record<string, unknown>;

@@ -5,6 +5,11 @@
  * ends after the run's final event). Events this process writes are pushed at once through the
  * store's writer listener; events of other instances are found by polling every second. Open
  * streams are closed when the app closes (clients resume with `Last-Event-ID`).
+ *
+ * Streams are bounded (issue #16 item 9): one caller (its user, else its address) holds at most
+ * `maxPerCaller` at once (one more is a 429 `rate_limited`), and the service ends a stream after
+ * `maxLifetimeMs` or when the caller's credential expires (a JWT's `exp`), whichever comes first;
+ * a client resumes with `Last-Event-ID` (and a fresh token).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
@@ -21,6 +26,7 @@ import {
   toRunEventView,
   type RunEventType,
 } from '@switchyard/domain';
+import type { FastifyRequest } from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { requireRun } from '../services/workflow-service.ts';
 import { RunParams } from './params.ts';
@@ -49,8 +55,38 @@ function acceptsEventStream(accept: string | undefined): boolean {
   return accept?.includes('text/event-stream') ?? false;
 }
 
-const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+/** Bounds of event streams (config.ts `EdgeConfig`). */
+export interface StreamLimits {
+  /** Streams one caller may hold open at once. */
+  maxPerCaller: number;
+  /** Longest life of one stream, ms. */
+  maxLifetimeMs: number;
+  /** Who a stream counts for (the app's caller key: user id, else client address). */
+  keyOf: (request: FastifyRequest) => string;
+}
+
+const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: StreamLimits }> = async (app, { services, streams }) => {
   const { repos } = services;
+  /** Open streams per caller key. */
+  const streamsOf = new Map<string, number>();
+  /** Counts a stream for `request`'s caller until its response closes; throws 429 when the caller holds the most already. */
+  const holdStream = (request: FastifyRequest): void => {
+    const key = streams.keyOf(request);
+    const open = streamsOf.get(key) ?? 0;
+    if (open >= streams.maxPerCaller) {
+      throw new SwitchyardError(
+        'rate_limited',
+        429,
+        `Too many open event streams: at most ${streams.maxPerCaller} per caller (SWITCHYARD_SSE_MAX_STREAMS_PER_CALLER); close one first`,
+      );
+    }
+    streamsOf.set(key, open + 1);
+    request.raw.socket.once('close', () => {
+      const left = (streamsOf.get(key) ?? 1) - 1;
+      if (left <= 0) streamsOf.delete(key);
+      else streamsOf.set(key, left);
+    });
+  };
   /** Closers of the streams open now (app shutdown ends them). */
   const openStreams = new Set<() => void>();
   app.addHook('preClose', async () => {
@@ -105,6 +141,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
           throw new SwitchyardError('invalid_request', 406, 'This endpoint streams Server-Sent Events: send the header Accept: text/event-stream');
         }
         await requireRun(services, request.params.workflow_id, request.params.run_id);
+        holdStream(request);
       },
     },
     async (request, reply) => {
@@ -126,6 +163,10 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
         nudge();
       };
       openStreams.add(close);
+      // The stream ends with its lifetime or its credential, whichever is first.
+      const expiresAt = request.identity.expiresAt;
+      const lifetimeMs = Math.min(streams.maxLifetimeMs, expiresAt === undefined ? Infinity : expiresAt - services.clock.now().getTime());
+      const cancelExpiry = services.clock.after(Math.max(0, lifetimeMs), close);
       reply.sse.keepAlive();
       reply.sse.onClose(close);
       let endedSince: number | undefined; // when the run was first seen ended without its final event
@@ -157,6 +198,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async 
           wake = undefined;
         }
       } finally {
+        cancelExpiry();
         openStreams.delete(close);
         stopListening();
         reply.sse.close();
