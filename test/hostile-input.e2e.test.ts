@@ -68,16 +68,23 @@ describe('nesting and size', () => {
 });
 
 describe('odd keys and text', () => {
-  it('unknown keys in stepConfig and resolvedDependencies are ignored, even a NUL key', async () => {
-    const created = await svc.createWorkflow(workflow([{ ...echoStep('A'), stepConfig: { maxRetries: 1, '\u0000': 1, foo_bar: 2 } }]));
+  it('unknown keys in stepConfig and resolvedDependencies are a 400 naming them, even a NUL key', async () => {
+    const refused = await svc.api.post(wf(), workflow([{ ...echoStep('A'), stepConfig: { maxRetries: 1, '\u0000': 1 } }]));
+    expectClear400(refused, /body\.nodes\.0\.stepConfig has an unknown property '\u0000'/);
+    expectClear400(await svc.api.post(wf(), workflow([{ ...echoStep('A'), stepConfig: { maxRetries: 1, foo_bar: 2 } }])), /unknown property 'foo_bar'/);
+    const created = await svc.createWorkflow(workflow([{ ...echoStep('A'), stepConfig: { maxRetries: 1 } }]));
     expect(created.nodes[0].stepConfig).toEqual({ maxRetries: 1, onError: 'fail', backoffBaseSeconds: 1, backoffMaxSeconds: 60, timeoutSeconds: null });
+    // The complete nodes the API answers are a valid update body as they are.
     const put = await svc.api.put(wf(`/${created.id}`), { nodes: created.nodes });
+    expect(put.status, put.text).toBe(200);
     expect(put.body.version).toBe(1);
     await svc.enable(created.id);
     const parent = await svc.trigger(created.id, {});
     await svc.waitForRun(created.id, parent.body.runId);
     const retry = await svc.trigger(created.id, { parentRunId: parent.body.runId, resolvedDependencies: [{ nodeId: created.nodes[0].id, resolution: 'rerun', '\u0000': 1 }] });
-    expect(retry.status).toBe(202);
+    expectClear400(retry, /body\.resolvedDependencies\.0 has an unknown property '\u0000'/);
+    // A foreign envelope is no trigger.
+    expectClear400(await svc.trigger(created.id, { jsonrpc: '2.0', method: 'message/send', params: {} }), /unknown property 'jsonrpc'/);
   });
 
   it('a lone UTF-16 surrogate is a 400 instead of being changed silently', async () => {

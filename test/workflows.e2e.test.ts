@@ -160,21 +160,22 @@ describe('create and read', () => {
     await expectInvalid(createBody([echoStep('A', {}, { id: 'same' }), echoStep('B', {}, { id: 'same' })]), /Node 'B'.*duplicate node id 'same'/);
   });
 
-  it('ignores `enabled` in a create body and unknown legacy fields', async () => {
-    const body = createBody(
-      [{ ...echoStep('Legacy'), requireApproval: true, require_approval: true, approval_timeout_seconds: 30, somethingElse: { x: 1 } }],
-      { enabled: true, requireApproval: true, unknownTopLevel: 'x' },
-    );
-    const response = await svc.api.post(wf(), body);
-    expect(response.status, response.text).toBe(201);
-    expect(response.body.enabled).toBe(false);
-    expect(response.body).not.toHaveProperty('unknownTopLevel');
-    expect(response.body).not.toHaveProperty('requireApproval');
-    const node = response.body.nodes[0];
-    for (const legacy of ['requireApproval', 'require_approval', 'approval_timeout_seconds', 'somethingElse']) expect(node).not.toHaveProperty(legacy);
-    expect(node.humanReview).toBeNull();
-    const detail = await svc.api.get(wf(`/${response.body.id}`));
-    expect(detail.body.enabled).toBe(false);
+  it('refuses `enabled` in a create body and unknown legacy fields with a 400 naming each, creating nothing', async () => {
+    const before = (await svc.api.get(wf('?perPage=100'))).body.pagination.total;
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [createBody([echoStep('A')], { enabled: true }), /body has an unknown property 'enabled'/],
+      [createBody([echoStep('A')], { unknownTopLevel: 'x' }), /body has an unknown property 'unknownTopLevel'/],
+      [createBody([{ ...echoStep('Legacy'), requireApproval: true }]), /body\.nodes\.0 has an unknown property 'requireApproval'/],
+      [createBody([{ ...echoStep('Legacy'), approval_timeout_seconds: 30 }]), /unknown property 'approval_timeout_seconds'/],
+      [createBody([{ ...echoStep('A'), humanReview: { requiresConfirmation: true, approvalTimeout: 5 } }]), /body\.nodes\.0\.humanReview has an unknown property 'approvalTimeout'/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await svc.api.post(wf(), body);
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.detail.error).toBe('invalid_request');
+      expect(response.body.detail.message).toMatch(message);
+    }
+    expect((await svc.api.get(wf('?perPage=100'))).body.pagination.total).toBe(before);
   });
 
   it('round-trips user config keys with "$" and "." unchanged', async () => {

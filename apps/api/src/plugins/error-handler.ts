@@ -31,6 +31,11 @@ function validationMessage(error: FastifyError, params: unknown): string {
     const label = ID_PARAMS[name];
     if (label) return `Invalid ${label}: '${String((params as Record<string, unknown>)[name])}' is not a 24-character hex id`;
   }
+  if (first?.keyword === 'additionalProperties') {
+    const property = String((first.params as { additionalProperty?: unknown }).additionalProperty);
+    const where = `${error.validationContext ?? 'body'}${first.instancePath.replace(/\//g, '.')}`;
+    return `Invalid request: ${where} has an unknown property '${property}' (not part of this endpoint's schema)`;
+  }
   return `Invalid request: ${error.message}`;
 }
 

@@ -2,7 +2,7 @@
  * POST /workflows/{id}/runs/{run_id}/approve (spec endpoint 10, "Resolve HITL Requirement").
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, JsonValue } from './common.ts';
+import { CLOSED, JsonObject, JsonValue } from './common.ts';
 import { RunStatusSchema } from './run.ts';
 
 export const RESOLUTIONS = ['confirm', 'reject', 'edit', 'user_input', 'route_select'] as const;
@@ -17,7 +17,7 @@ export const ApproveBody = Type.Object(
     userInput: Type.Optional(Type.Union([JsonObject, Type.Null()])),
     selectedChoices: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type ApproveBody = Static<typeof ApproveBody>;
 

@@ -56,6 +56,13 @@ export function pagination(total: number, page: number, perPage: number): Pagina
   return { total, page, perPage, totalPages: Math.ceil(total / perPage) };
 }
 
+/**
+ * Options of every request-body object (issue #16 item 6): properties the schema does not list
+ * are a 400 naming them, so no foreign JSON envelope passes as a body. User data (`config`,
+ * `initialInput`, outputs) stays {@link JsonObject}, open to any key.
+ */
+export const CLOSED = { additionalProperties: false } as const;
+
 /** Any JSON object with any keys (user data: config, inputs, outputs). */
 export const JsonObject = Type.Object({}, { additionalProperties: true });
 export type JsonObject = Record<string, unknown>;

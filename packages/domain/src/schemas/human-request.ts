@@ -4,7 +4,7 @@
  * .../human-requests/{request_id} tells where it stands; a person answers it through /approve.
  */
 import Type, { type Static } from 'typebox';
-import { Timestamp, nullable } from './common.ts';
+import { CLOSED, Timestamp, nullable } from './common.ts';
 import { NODE_ID_PATTERN } from '../validation.ts';
 
 /** Most choices a request may offer. */
@@ -41,7 +41,7 @@ export const HumanRequestBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type HumanRequestBody = Static<typeof HumanRequestBody>;
 

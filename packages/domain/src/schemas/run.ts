@@ -3,7 +3,7 @@
  * "StepRequirementSummary", "PendingUserInputField", "WorkflowRunStatus", "NodeRunStatus").
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } from './common.ts';
+import { CLOSED, JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
 import { RUN_STATES } from '../run-state.ts';
@@ -15,11 +15,14 @@ export const RunStatusSchema = Type.Enum([...RUN_STATUSES]);
 export const NodeRunStatusSchema = Type.Enum([...NODE_RUN_STATUSES]);
 
 /** ResolvedDependency: how a retry run treats one node of its parent run. */
-export const ResolvedDependency = Type.Object({
-  nodeId: Type.String({ minLength: 1 }),
-  resolution: Type.Union([Type.Literal('reuse_previous_output'), Type.Literal('rerun')]),
-  sourceNodeRunId: Type.Optional(nullable(Type.String())),
-});
+export const ResolvedDependency = Type.Object(
+  {
+    nodeId: Type.String({ minLength: 1 }),
+    resolution: Type.Union([Type.Literal('reuse_previous_output'), Type.Literal('rerun')]),
+    sourceNodeRunId: Type.Optional(nullable(Type.String())),
+  },
+  CLOSED,
+);
 export type ResolvedDependency = Static<typeof ResolvedDependency>;
 
 /** Longest `timeoutSeconds` a trigger may set: 30 days. */
@@ -45,7 +48,7 @@ export const TriggerRunBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type TriggerRunBody = Static<typeof TriggerRunBody>;
 
@@ -315,7 +318,7 @@ export const RetryRunBody = Type.Object(
     resolvedDependencies: Type.Optional(nullable(Type.Array(ResolvedDependency))),
     initialInput: Type.Optional(nullable(JsonObject)),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type RetryRunBody = Static<typeof RetryRunBody>;
 
@@ -335,7 +338,7 @@ export const CancelRunBody = Type.Object(
   {
     reason: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Why the run is cancelled; stored on the run (`cancelReason`) and in its error summary' }))),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type CancelRunBody = Static<typeof CancelRunBody>;
 
@@ -362,6 +365,6 @@ export const RerunNodeBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type RerunNodeBody = Static<typeof RerunNodeBody>;

@@ -3,13 +3,14 @@
  * UserInputField, RouterChoice, StepConfig, LoopConfig; endpoints 1-6).
  *
  * Two node shapes exist on purpose:
- * - `WorkflowNodeInput`: what clients send. Everything but `name` and `nodeType` is optional and
- *   unknown fields (e.g. legacy `requireApproval`) are ignored, as the spec says.
+ * - `WorkflowNodeInput`: what clients send. Everything but `name` and `nodeType` is optional;
+ *   unknown fields (e.g. legacy `requireApproval`) are a 400 naming the field (issue #16 item 6:
+ *   the spec ignores them, which lets any foreign JSON envelope pass as a body).
  * - `WorkflowNode`: what the API returns and the runner executes. Always complete: `children`,
  *   `trueSteps`, `falseSteps`, `choices` are lists, absent scalars are null, ids are set.
  */
 import Type, { type Static } from 'typebox';
-import { JsonObject, PageQuery, Pagination, Timestamp } from './common.ts';
+import { CLOSED, JsonObject, PageQuery, Pagination, Timestamp } from './common.ts';
 
 export const NODE_TYPES = ['step', 'parallel', 'loop', 'condition', 'router'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -22,7 +23,7 @@ export const USER_INPUT_FIELD_TYPES = ['string', 'number', 'boolean', 'array'] a
 export const Position = Type.Object({ x: Type.Number({ default: 0 }), y: Type.Number({ default: 0 }) });
 export type Position = Static<typeof Position>;
 
-const PositionInput = Type.Object({ x: Type.Optional(Type.Number()), y: Type.Optional(Type.Number()) });
+const PositionInput = Type.Object({ x: Type.Optional(Type.Number()), y: Type.Optional(Type.Number()) }, CLOSED);
 
 /** WorkflowCanvas: frontend viewport. `zoom` must be > 0. */
 export const WorkflowCanvas = Type.Object(
@@ -37,13 +38,19 @@ export const WorkflowCanvas = Type.Object(
 );
 export type WorkflowCanvas = Static<typeof WorkflowCanvas>;
 
-const WorkflowCanvasInput = Type.Object({
-  viewport: Type.Object({
-    x: Type.Optional(Type.Number()),
-    y: Type.Optional(Type.Number()),
-    zoom: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  }),
-});
+const WorkflowCanvasInput = Type.Object(
+  {
+    viewport: Type.Object(
+      {
+        x: Type.Optional(Type.Number()),
+        y: Type.Optional(Type.Number()),
+        zoom: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      },
+      CLOSED,
+    ),
+  },
+  CLOSED,
+);
 
 /** Bounds of `stepConfig.timeoutSeconds` (and of an executor's `timeoutSeconds` in the registry): 1 s to a day. */
 export const STEP_TIMEOUT_SECONDS_RANGE = { minimum: 1, maximum: 86_400 } as const;
@@ -65,7 +72,7 @@ export const StepConfig = Type.Object({
 });
 export type StepConfig = Static<typeof StepConfig>;
 
-const StepConfigInput = Type.Partial(StepConfig);
+const StepConfigInput = Type.Partial(StepConfig, CLOSED);
 
 /** LoopConfig: `maxIterations` >= 1; `endConditionCel` is evaluated after each iteration. */
 export const LoopConfig = Type.Object({
@@ -74,10 +81,13 @@ export const LoopConfig = Type.Object({
 });
 export type LoopConfig = Static<typeof LoopConfig>;
 
-const LoopConfigInput = Type.Object({
-  maxIterations: Type.Integer({ minimum: 1, maximum: 1000 }),
-  endConditionCel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
+const LoopConfigInput = Type.Object(
+  {
+    maxIterations: Type.Integer({ minimum: 1, maximum: 1000 }),
+    endConditionCel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  CLOSED,
+);
 
 /** UserInputField: one field of a human form (authoring shape). */
 export const UserInputField = Type.Object({
@@ -97,7 +107,7 @@ const UserInputFieldInput = Type.Object({
   required: Type.Optional(Type.Boolean()),
   defaultValue: Type.Optional(Type.Unknown()),
   allowedValues: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])),
-});
+}, CLOSED);
 
 /** HumanReview: per-node HITL configuration (spec "HumanReview"). */
 export const HumanReview = Type.Object({
@@ -133,11 +143,11 @@ const HumanReviewInput = Type.Object({
   onTimeout: Type.Optional(Type.Enum([...ON_TIMEOUT_POLICIES])),
   maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   allowMultipleSelections: Type.Optional(Type.Boolean()),
-});
+}, CLOSED);
 
 const nullableString = () => Type.Optional(Type.Union([Type.String(), Type.Null()]));
 
-/** WorkflowNodeInput: a node as clients send it (create/update). Unknown fields are ignored. */
+/** WorkflowNodeInput: a node as clients send it (create/update). Unknown fields are a 400. */
 export const WorkflowNodeInput = Type.Cyclic(
   {
     WorkflowNodeInput: Type.Object(
@@ -155,7 +165,7 @@ export const WorkflowNodeInput = Type.Cyclic(
         falseSteps: Type.Optional(Type.Union([Type.Array(Type.Ref('WorkflowNodeInput')), Type.Null()])),
         choices: Type.Optional(
           Type.Union([
-            Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), steps: Type.Array(Type.Ref('WorkflowNodeInput')) })),
+            Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), steps: Type.Array(Type.Ref('WorkflowNodeInput')) }, CLOSED)),
             Type.Null(),
           ]),
         ),
@@ -163,7 +173,7 @@ export const WorkflowNodeInput = Type.Cyclic(
         loopConfig: Type.Optional(Type.Union([LoopConfigInput, Type.Null()])),
         humanReview: Type.Optional(Type.Union([HumanReviewInput, Type.Null()])),
       },
-      { additionalProperties: true },
+      CLOSED,
     ),
   },
   'WorkflowNodeInput',
@@ -222,7 +232,7 @@ export const WorkflowCreateBody = Type.Object(
     nodes: Type.Array(WorkflowNodeInput),
     tags: Type.Optional(WorkflowTagsInput),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type WorkflowCreateBody = Static<typeof WorkflowCreateBody>;
 
@@ -236,12 +246,12 @@ export const WorkflowUpdateBody = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     tags: Type.Optional(WorkflowTagsInput),
   },
-  { additionalProperties: true },
+  CLOSED,
 );
 export type WorkflowUpdateBody = Static<typeof WorkflowUpdateBody>;
 
 /** Body of POST /workflows/{id}/toggle. */
-export const ToggleBody = Type.Object({ enabled: Type.Boolean() });
+export const ToggleBody = Type.Object({ enabled: Type.Boolean() }, CLOSED);
 export type ToggleBody = Static<typeof ToggleBody>;
 
 /** A stored workflow definition as the API returns it (endpoints 2-4, 6). */
