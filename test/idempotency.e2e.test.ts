@@ -44,6 +44,37 @@ describe('Idempotency-Key', () => {
     expect(again).toMatchObject({ status: 202, body: { runId, status: 'completed' } });
   });
 
+  it('lets at most 64 requests wait on one key while its run is being created; one more gets a 409 at once', async () => {
+    const workflowId = await enabledWorkflow();
+    const body = { initialInput: { slow: true } };
+    // Hold the winner's run creation until every other request has answered or is waiting.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const runs = svc.repos.runs as unknown as { create: (...args: unknown[]) => Promise<unknown> };
+    const create = runs.create;
+    runs.create = async (...args: unknown[]) => {
+      await held;
+      return create.apply(svc.repos.runs, args);
+    };
+    try {
+      const pending = Array.from({ length: 70 }, () => trigger(workflowId, 'slow-key', body));
+      // 1 winner (held) + 64 waiters; the other 5 are refused without waiting for the winner.
+      const early: Array<{ status: number; body: any }> = [];
+      for (const p of pending) void p.then((r) => early.push(r));
+      await expect.poll(() => early.length, { timeout: 10_000 }).toBe(5);
+      expect(early.map((r) => r.status)).toEqual(Array(5).fill(409));
+      expect(early[0]!.body.detail.message).toMatch(/still starting its run and 64 more wait for it; retry in a moment/);
+      release();
+      const answers = await Promise.all(pending);
+      const accepted = answers.filter((r) => r.status === 202);
+      expect(accepted).toHaveLength(65);
+      expect(new Set(accepted.map((r) => r.body.runId)).size).toBe(1);
+    } finally {
+      runs.create = create;
+      release();
+    }
+  });
+
   it('refuses the same key with another body (409), and keys are per workflow', async () => {
     const workflowId = await enabledWorkflow();
     const first = await trigger(workflowId, 'k-1', { initialInput: { n: 1 } });

@@ -52,6 +52,8 @@ export interface ServiceConfig {
   rateLimitTriggersPerMinute: number;
   /** Approval-type requests (approve, pause, resume, cancel) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
+  /** Definition requests (create, update, validate a workflow) one client may send a minute; 0: unlimited. */
+  rateLimitDefinitionsPerMinute: number;
   /** Who may call the API (`SWITCHYARD_AUTH` and friends, README "Authentication"). */
   auth: AuthConfig;
   /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
@@ -85,6 +87,8 @@ export interface EdgeConfig {
 export const DEFAULT_TRIGGERS_PER_MINUTE = 600;
 /** Default of `SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`. */
 export const DEFAULT_APPROVALS_PER_MINUTE = 1_200;
+/** Default of `SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE`. */
+export const DEFAULT_DEFINITIONS_PER_MINUTE = 300;
 /** Largest per-minute limit accepted (a million a minute: effectively unlimited, but a number). */
 const MAX_PER_MINUTE = 1_000_000;
 
@@ -113,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     corsOrigins: corsOrigins(env, 'SWITCHYARD_CORS_ORIGINS'),
     rateLimitTriggersPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE', DEFAULT_TRIGGERS_PER_MINUTE, 0, MAX_PER_MINUTE),
     rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
+    rateLimitDefinitionsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE', DEFAULT_DEFINITIONS_PER_MINUTE, 0, MAX_PER_MINUTE),
     auth: authConfig(env),
     downstreamToken: downstreamTokenConfig(env),
     edge: {

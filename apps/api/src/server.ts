@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     logger,
     authenticator: services.authenticator,
     corsOrigins: config.corsOrigins,
-    rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute },
+    rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute, definitions: config.rateLimitDefinitionsPerMinute },
     edge: config.edge,
   });
   let closing = false;
@@ -44,7 +44,11 @@ async function main(): Promise<void> {
       allowedHosts: config.edge.allowedHosts.length > 0 ? config.edge.allowedHosts : 'loopback only without authentication, else any',
       auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
       downstreamTokens: config.downstreamToken === null ? 'off' : { audience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
-      rateLimitsPerMinute: { triggers: config.rateLimitTriggersPerMinute || 'off', approvals: config.rateLimitApprovalsPerMinute || 'off' },
+      rateLimitsPerMinute: {
+        triggers: config.rateLimitTriggersPerMinute || 'off',
+        approvals: config.rateLimitApprovalsPerMinute || 'off',
+        definitions: config.rateLimitDefinitionsPerMinute || 'off',
+      },
     },
     'switchyard api ready',
   );

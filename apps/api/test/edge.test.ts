@@ -227,7 +227,7 @@ describe('rate limits', () => {
     // The client is the `x-client` header here (the keyOf seam), so that each test has its own counters.
     limited = await app({
       corsOrigins: [CANVAS],
-      rateLimits: { triggers: 3, approvals: 2, keyOf: (request) => String(request.headers['x-client'] ?? request.ip) },
+      rateLimits: { triggers: 3, approvals: 2, definitions: 2, keyOf: (request) => String(request.headers['x-client'] ?? request.ip) },
     });
     document = await openApiDocument();
     compile = schemaCompiler(document);
@@ -288,6 +288,16 @@ describe('rate limits', () => {
     expect((await post('c', `${WF}/runs`)).statusCode).toBe(404); // triggers are counted apart
   });
 
+  it('limits create, update and validate together (definition checks cost the most CPU), apart from triggers', async () => {
+    expect((await post('g', '/api/v1/workflows/validate')).statusCode).toBe(400); // empty body: validation, after the limit
+    expect((await limited.inject({ method: 'PUT', url: WF, headers: { 'x-client': 'g' }, payload: {} })).statusCode).not.toBe(429);
+    const refused = await post('g', '/api/v1/workflows');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().detail.message).toBe('Too many definition requests (create, update, validate a workflow): at most 2 a minute from one client; retry in 60 s');
+    expect((await post('g', '/api/v1/workflows/validate')).statusCode).toBe(429);
+    expect((await post('g', `${WF}/runs`)).statusCode).toBe(404);
+  });
+
   it('counts each client apart', async () => {
     for (let i = 0; i < 3; i++) await post('d', `${WF}/runs`);
     expect((await post('d', `${WF}/runs`)).statusCode).toBe(429);
@@ -344,6 +354,18 @@ describe('rate limits', () => {
       .filter(({ operation }) => operation.responses['429'] !== undefined)
       .map(({ operation }) => operation.operationId)
       .sort();
-    expect(declared).toEqual(['approveRequirement', 'cancelRun', 'pauseRun', 'replayRun', 'rerunNode', 'resumeRun', 'retryRun', 'triggerRun']);
+    expect(declared).toEqual([
+      'approveRequirement',
+      'cancelRun',
+      'createWorkflow',
+      'pauseRun',
+      'replayRun',
+      'rerunNode',
+      'resumeRun',
+      'retryRun',
+      'triggerRun',
+      'updateWorkflow',
+      'validateWorkflow',
+    ]);
   });
 });

@@ -3,7 +3,9 @@
  * route opts in with `config: { rateLimitGroup }`:
  *
  * - `triggers`: trigger, retry, replay, node rerun (`SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`);
- * - `approvals`: approve, pause, resume, cancel (`SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`).
+ * - `approvals`: approve, pause, resume, cancel (`SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`);
+ * - `definitions`: create, update and validate a workflow, whose definition checks (every node,
+ *   every CEL expression) cost the most CPU of any request (`SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE`).
  *
  * All routes of a group share one counter per client and minute (a fixed window that starts with
  * the client's first request; in memory, per instance). The request over the limit is refused in
@@ -24,7 +26,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 
 /** The groups a route can count against. */
-export const RATE_LIMIT_GROUPS = ['triggers', 'approvals'] as const;
+export const RATE_LIMIT_GROUPS = ['triggers', 'approvals', 'definitions'] as const;
 export type RateLimitGroup = (typeof RATE_LIMIT_GROUPS)[number];
 
 declare module 'fastify' {
@@ -41,6 +43,7 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 const GROUP_NAMES: Readonly<Record<RateLimitGroup, string>> = {
   triggers: 'trigger requests (trigger, retry, replay, node rerun)',
   approvals: 'approval requests (approve, pause, resume, cancel)',
+  definitions: 'definition requests (create, update, validate a workflow)',
 };
 
 export interface RateLimitOptions {
@@ -48,6 +51,8 @@ export interface RateLimitOptions {
   triggers: number;
   /** Requests of the `approvals` group one client may send a minute; 0: unlimited. */
   approvals: number;
+  /** Requests of the `definitions` group one client may send a minute; 0 or absent: unlimited. */
+  definitions?: number;
   /** Who a request counts for (default {@link clientAddress}). */
   keyOf?: (request: FastifyRequest) => string;
 }
@@ -66,7 +71,7 @@ function rateLimitedError(group: RateLimitGroup, max: number, ttlMs: number): Er
 
 export default fp(
   async function rateLimits(app: FastifyInstance, options: RateLimitOptions) {
-    const limits: Record<RateLimitGroup, number> = { triggers: options.triggers, approvals: options.approvals };
+    const limits: Record<RateLimitGroup, number> = { triggers: options.triggers, approvals: options.approvals, definitions: options.definitions ?? 0 };
     if (RATE_LIMIT_GROUPS.every((group) => limits[group] === 0)) return;
     // Not global: only the routes of a group are limited, through the hooks made below.
     await app.register(rateLimit, { global: false, keyGenerator: options.keyOf ?? clientAddress });

@@ -65,6 +65,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: WorkflowCreateBody,
         response: { 201: WorkflowDetail, 400: ErrorBody, 409: ErrorBody },
       },
+      config: { rateLimitGroup: 'definitions' },
     },
     async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body))),
   );
@@ -81,6 +82,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: WorkflowCreateBody,
         response: { 200: ValidationResult, 400: ErrorBody },
       },
+      config: { rateLimitGroup: 'definitions' },
     },
     async (request) => validateDefinition(services, request.body),
   );
@@ -96,6 +98,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: WorkflowUpdateBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
+      config: { rateLimitGroup: 'definitions' },
     },
     async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body)),
   );

@@ -21,8 +21,20 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** How long a winner may take to create its run before a waiting request takes the key over, ms. */
 const CREATION_GRACE_MS = 10_000;
 
-/** Pause between looks for the winner's run, ms. */
+/** First pause between looks for the winner's run, ms; each next one doubles, up to {@link MAX_WAIT_STEP_MS}. */
 const WAIT_STEP_MS = 20;
+
+/** Longest pause between two looks, ms: a wait of the whole grace costs about 25 looks, not 500. */
+const MAX_WAIT_STEP_MS = 500;
+
+/**
+ * Most requests of this instance waiting on one key at once (issue #16 item 9: the wait is bounded
+ * in CPU); one more is a 409 at once. Each waiter also counts against the trigger rate limit.
+ */
+export const MAX_WAITERS_PER_KEY = 64;
+
+/** Requests waiting per `<workflowId> <key>` in this process. */
+const waiters = new Map<string, number>();
 
 /** The header value as a key, or a 400 when it is empty, too long or not printable ASCII. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
@@ -68,17 +80,35 @@ export async function onceForKey(
   const bodyHash = hashBody(body);
   const runId = newId();
   let claim = await keys.claim(workflowId, key, { runId, bodyHash, now: services.clock.now(), ttlMs });
-  while (!claim.won) {
-    const { existing } = claim;
-    if (existing.bodyHash !== bodyHash) {
-      throw new ConflictError(`Idempotency-Key '${key}' was already used with a different request body for this workflow`);
+  const waiterKey = `${workflowId} ${key}`;
+  let waiting = false;
+  try {
+    for (let step = WAIT_STEP_MS; !claim.won; step = Math.min(step * 2, MAX_WAIT_STEP_MS)) {
+      const { existing } = claim;
+      if (existing.bodyHash !== bodyHash) {
+        throw new ConflictError(`Idempotency-Key '${key}' was already used with a different request body for this workflow`);
+      }
+      const run = await services.repos.runs.getInWorkflow(workflowId, existing.runId);
+      if (run) return { run, replayed: true };
+      if (!waiting) {
+        const count = waiters.get(waiterKey) ?? 0;
+        if (count >= MAX_WAITERS_PER_KEY) {
+          throw new ConflictError(`A request with Idempotency-Key '${key}' is still starting its run and ${count} more wait for it; retry in a moment`);
+        }
+        waiters.set(waiterKey, count + 1);
+        waiting = true;
+      }
+      const now = services.clock.now();
+      const stalled = now.getTime() - existing.createdAt.getTime() > CREATION_GRACE_MS;
+      if (!stalled) await services.clock.sleep(step);
+      claim = await keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(stalled ? { takeOverRunId: existing.runId } : {}) });
     }
-    const run = await services.repos.runs.getInWorkflow(workflowId, existing.runId);
-    if (run) return { run, replayed: true };
-    const now = services.clock.now();
-    const stalled = now.getTime() - existing.createdAt.getTime() > CREATION_GRACE_MS;
-    if (!stalled) await services.clock.sleep(WAIT_STEP_MS);
-    claim = await keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(stalled ? { takeOverRunId: existing.runId } : {}) });
+  } finally {
+    if (waiting) {
+      const left = (waiters.get(waiterKey) ?? 1) - 1;
+      if (left <= 0) waiters.delete(waiterKey);
+      else waiters.set(waiterKey, left);
+    }
   }
   try {
     return { run: await create(runId), replayed: false };
