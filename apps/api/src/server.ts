@@ -41,7 +41,7 @@ async function main(): Promise<void> {
       docs: `/docs`,
       corsOrigins: config.corsOrigins,
       auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
-      downstreamTokens: config.downstreamToken === null ? 'off' : { audience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
+      downstreamTokens: config.downstreamToken === null ? 'off' : { fallbackAudience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
       rateLimitsPerMinute: { triggers: config.rateLimitTriggersPerMinute || 'off', approvals: config.rateLimitApprovalsPerMinute || 'off' },
     },
     'switchyard api ready',
