@@ -7,9 +7,13 @@
  * stopped by `stepConfig.timeoutSeconds` and by a run cancel (the agent receives `CancelTask`); an
  * `a2aPool` failing over from a down agent to a good one (the node run names the agent that served
  * and the one that failed), and refusing MCP/HTTP keys at save; the downstream token of the run's
- * trigger; the catalogue showing the agent cards.
+ * trigger, bound to the agent (`aud` its origin, `azp` its key); the catalogue showing the agent
+ * cards; a card pointing at another origin (refused, or — listed in `allowedOrigins` — whose
+ * planted error body never reaches the run's records).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jwtVerify } from 'jose';
@@ -25,6 +29,10 @@ let good: TestAgent;
 let failing: TestAgent;
 let hanging: TestAgent;
 let asking: TestAgent;
+let pointing: TestAgent;
+let foreign: Server;
+let foreignOrigin: string;
+const foreignRequests: string[] = [];
 let downUrl: string;
 let registryDir: string;
 let svc: TestService;
@@ -39,6 +47,15 @@ beforeAll(async () => {
   failing = await startAgent({ name: 'Flaky', behaviour: behaviours.fail('upstream model unavailable') });
   hanging = await startAgent({ name: 'Sloth', behaviour: behaviours.hang() });
   asking = await startAgent({ name: 'Clerk', behaviour: behaviours.askForInput('Which account do you mean?') });
+  // Another origin answering 500 with a planted secret, and an agent whose card points there.
+  foreign = createServer((request, response) => {
+    foreignRequests.push(`${request.method} ${request.url}`);
+    request.resume();
+    response.writeHead(500, { 'content-type': 'text/plain' }).end('db_password=hunter2');
+  });
+  await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+  foreignOrigin = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
+  pointing = await startAgent({ name: 'Pointing', interfaceUrl: `${foreignOrigin}/agent`, behaviour: behaviours.answer('unused', null) });
   downUrl = await downAgentUrl();
   registryDir = await mkdtemp(join(tmpdir(), 'switchyard-a2a-'));
   const registryFile = join(registryDir, 'executors.json');
@@ -51,6 +68,8 @@ beforeAll(async () => {
         sloth: { kind: 'a2a', url: hanging.url },
         clerk: { kind: 'a2a', url: asking.url },
         offline: { kind: 'a2a', url: downUrl },
+        pointing: { kind: 'a2a', url: pointing.url },
+        'pointing-allowed': { kind: 'a2a', url: pointing.url, allowedOrigins: [foreignOrigin] },
         hook: { kind: 'http', url: 'http://127.0.0.1:9/hook' },
         echo: { kind: 'builtin', name: 'echo' },
       },
@@ -65,7 +84,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await svc?.close();
-  await Promise.all([good, failing, hanging, asking].map((agent) => agent?.close()));
+  await Promise.all([good, failing, hanging, asking, pointing].map((agent) => agent?.close()));
+  foreign?.closeAllConnections();
+  await new Promise((resolve) => (foreign ? foreign.close(resolve) : resolve(undefined)));
   if (registryDir) await rm(registryDir, { recursive: true, force: true });
 });
 
@@ -177,8 +198,26 @@ describe('a2a executors over the API', () => {
     expect(calls.length).toBeGreaterThan(0);
     const authorization = String(calls[0]!.headers.authorization);
     expect(authorization).toMatch(/^Bearer /);
-    const { payload } = await jwtVerify(authorization.slice('Bearer '.length), new TextEncoder().encode(TOKEN_SECRET), { audience: TOKEN_AUDIENCE });
-    expect(payload).toMatchObject({ sub: 'user-42', preferred_username: 'ada', switchyard_run_id: runId });
+    // Bound to the agent: its origin as `aud` (not the minter's configured audience), its key as `azp`, no scopes declared.
+    const bearer = authorization.slice('Bearer '.length);
+    const { payload } = await jwtVerify(bearer, new TextEncoder().encode(TOKEN_SECRET), { audience: good.origin });
+    expect(payload).toMatchObject({ sub: 'user-42', preferred_username: 'ada', switchyard_run_id: runId, aud: good.origin, azp: 'summarizer' });
+    expect(payload).not.toHaveProperty('scope');
+    await expect(jwtVerify(bearer, new TextEncoder().encode(TOKEN_SECRET), { audience: TOKEN_AUDIENCE })).rejects.toThrow(/"aud"/);
+  });
+
+  it("refuses a card's interface URL at another origin, and never quotes that origin's body into the run's records", async () => {
+    const refused = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'pointing', stepConfig: { maxRetries: 2, ...fast } })] });
+    expect(refused.run.status).toBe('failed');
+    expect(refused.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${pointing.url}: refused to send to ${foreignOrigin}: not the entry's origin and not listed in its allowedOrigins`);
+    expect(refused.run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1 });
+    expect(foreignRequests).toEqual([]);
+
+    const allowed = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'pointing-allowed' })] });
+    expect(allowed.run.status).toBe('failed');
+    expect(foreignRequests).toEqual(['POST /agent/jsonrpc']);
+    expect(allowed.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${pointing.url} answered HTTP 500 (the answer of another origin is not quoted)`);
+    expect(JSON.stringify(allowed.run)).not.toContain('hunter2');
   });
 
   it('shows the agent cards in the catalogue, and an unreachable agent as unavailable', async () => {

@@ -1,11 +1,13 @@
 /**
  * Downstream tokens through the service as the server composes it (`loadConfig` → `openServices`
  * → `buildApp`, issue 9 item 7): JWT authentication on, `SWITCHYARD_DOWNSTREAM_TOKEN_SECRET` set,
- * a webhook step after a HITL gate. The webhook receives a token minted from the identity of the
- * run's trigger — not of the person who approved the gate — minted after the approval, not at the
- * trigger; the run stores neither the caller's token nor the minted one.
+ * two webhook steps (different origins) after a HITL gate. Each webhook receives a token minted
+ * from the identity of the run's trigger — not of the person who approved the gate — minted after
+ * the approval, not at the trigger, and bound to it (security issue item 7): `aud` its own origin,
+ * `azp` its executor key, `scope` only what its entry declares; the token of one is refused by
+ * the other checking `aud`. The run stores neither the caller's token nor the minted ones.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -21,7 +23,9 @@ const API_SECRET = 'api-secret-for-the-test-of-32-bytes+';
 const DOWNSTREAM_SECRET = 'downstream-secret-for-the-test-32b+';
 
 let webhook: WebhookServer;
+let audit: WebhookServer;
 let dataDir: string;
+let registryDir: string;
 let services: OpenServices;
 let app: FastifyInstance;
 let baseUrl: string;
@@ -47,11 +51,24 @@ async function call(method: string, path: string, bearer: string, body?: unknown
 beforeAll(async () => {
   webhook = await WebhookServer.start();
   webhook.respond(json(200, { delivered: true }));
+  audit = await WebhookServer.start();
+  audit.respond(json(200, { audited: true }));
   dataDir = await mkdtemp(join(tmpdir(), 'switchyard-downstream-'));
-  // The example registry's `notify` entry reads its URL from this variable when the registry loads.
-  process.env['SWITCHYARD_EXAMPLE_WEBHOOK_URL'] = webhook.url('/hook');
+  registryDir = await mkdtemp(join(tmpdir(), 'switchyard-downstream-registry-'));
+  // Two webhooks on two origins; `notify` declares one scope, `audit` none.
+  await writeFile(
+    join(registryDir, 'executors.json'),
+    JSON.stringify({
+      executors: {
+        notify: { kind: 'http', url: webhook.url('/hook'), tokenScopes: ['workflows-read'] },
+        audit: { kind: 'http', url: audit.url('/audit') },
+        echo: { kind: 'builtin', name: 'echo' },
+      },
+    }),
+  );
   const config = loadConfig({
     DATA_DIR: dataDir,
+    SWITCHYARD_EXECUTORS: join(registryDir, 'executors.json'),
     SWITCHYARD_AUTH: 'jwt',
     SWITCHYARD_JWT_SECRET: API_SECRET,
     SWITCHYARD_DOWNSTREAM_TOKEN_SECRET: DOWNSTREAM_SECRET,
@@ -70,18 +87,19 @@ afterAll(async () => {
   await app?.close();
   await services?.close();
   await webhook?.close();
-  delete process.env['SWITCHYARD_EXAMPLE_WEBHOOK_URL'];
+  await audit?.close();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(registryDir, { recursive: true, force: true });
 });
 
 describe('downstream tokens', () => {
-  it('carry the trigger\'s identity to a webhook after a HITL pause, minted after the approval', async () => {
+  it('carry the trigger\'s identity to each webhook after a HITL pause, minted after the approval, bound to that webhook', async () => {
     const ada = await token('u-ada', 'ada');
     const grace = await token('u-grace', 'grace');
     const created = await call('POST', wf(), ada, {
       name: uniqueName('downstream'),
       canvas: CANVAS,
-      nodes: [echoStep('Gate', {}, { humanReview: { requiresConfirmation: true, confirmationMessage: 'Send?' } }), { name: 'Notify', nodeType: 'step', executorKey: 'notify', config: { event: 'sent' } }],
+      nodes: [echoStep('Gate', {}, { humanReview: { requiresConfirmation: true, confirmationMessage: 'Send?' } }), { name: 'Notify', nodeType: 'step', executorKey: 'notify', config: { event: 'sent' } }, { name: 'Audit', nodeType: 'step', executorKey: 'audit', config: { event: 'audited' } }],
     });
     expect(created.status).toBe(201);
     const workflowId = created.body.id as string;
@@ -96,6 +114,7 @@ describe('downstream tokens', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(webhook.requests).toHaveLength(0);
+    expect(audit.requests).toHaveLength(0);
     const approvedAt = Math.floor(Date.now() / 1000);
     expect((await call('POST', wf(`/${workflowId}/runs/${runId}/approve`), grace, { stepId: run.pendingRequirements[0].stepId, resolution: 'confirm' })).status).toBe(200);
     for (let i = 0; i < 500 && !['completed', 'failed'].includes(run.status); i++) {
@@ -104,13 +123,32 @@ describe('downstream tokens', () => {
     }
     expect(run.status).toBe('completed');
 
-    const authorization = webhook.requests.at(-1)!.headers.authorization!;
-    expect(authorization).toMatch(/^Bearer /);
-    const minted = authorization.slice('Bearer '.length);
-    const { payload } = await jwtVerify(minted, new TextEncoder().encode(DOWNSTREAM_SECRET), { audience: 'order-service', issuer: 'switchyard' });
-    expect(payload).toMatchObject({ sub: 'u-ada', preferred_username: 'ada', switchyard_run_id: runId, scope: 'workflows-read workflows-write workflows-control' });
+    const key = new TextEncoder().encode(DOWNSTREAM_SECRET);
+    const bearerOf = (server: WebhookServer): string => {
+      const authorization = server.requests.at(-1)!.headers.authorization!;
+      expect(authorization).toMatch(/^Bearer /);
+      return authorization.slice('Bearer '.length);
+    };
+    const minted = bearerOf(webhook);
+    const mintedForAudit = bearerOf(audit);
+    const notifyOrigin = new URL(webhook.url()).origin;
+    const auditOrigin = new URL(audit.url()).origin;
+    expect(notifyOrigin).not.toBe(auditOrigin);
+
+    const { payload } = await jwtVerify(minted, key, { audience: notifyOrigin, issuer: 'switchyard' });
+    // Scopes: only the one its entry declares, not all of the trigger's.
+    expect(payload).toMatchObject({ sub: 'u-ada', preferred_username: 'ada', switchyard_run_id: runId, aud: notifyOrigin, azp: 'notify', scope: 'workflows-read' });
     expect(payload.iat).toBeGreaterThanOrEqual(approvedAt);
     expect(payload.exp! - payload.iat!).toBe(60);
+    const forAudit = (await jwtVerify(mintedForAudit, key, { audience: auditOrigin, issuer: 'switchyard' })).payload;
+    expect(forAudit).toMatchObject({ sub: 'u-ada', aud: auditOrigin, azp: 'audit' });
+    expect(forAudit).not.toHaveProperty('scope');
+
+    // A token handed to one webhook is refused by the other, checking its own audience; the
+    // configured SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE is no longer the audience of webhooks.
+    await expect(jwtVerify(minted, key, { audience: auditOrigin, issuer: 'switchyard' })).rejects.toThrow(/"aud"/);
+    await expect(jwtVerify(mintedForAudit, key, { audience: notifyOrigin, issuer: 'switchyard' })).rejects.toThrow(/"aud"/);
+    await expect(jwtVerify(minted, key, { audience: 'order-service' })).rejects.toThrow(/"aud"/);
 
     // Neither the caller's token nor the minted one is stored anywhere under DATA_DIR, raw or decoded
     // (the decoding works: the run's identity is found in it).
@@ -118,7 +156,7 @@ describe('downstream tokens', () => {
     const payloads = files.flatMap((file) => file.payloads);
     expect(payloads.some((payload) => payload.includes('u-ada'))).toBe(true);
     for (const file of files) {
-      for (const token of [minted, ada]) {
+      for (const token of [minted, mintedForAudit, ada]) {
         expect(file.content.includes(token), file.path).toBe(false);
         expect(file.payloads.some((payload) => payload.includes(token)), file.path).toBe(false);
       }

@@ -215,7 +215,10 @@ function authConfig(env: NodeJS.ProcessEnv): AuthConfig {
 
 /**
  * `SWITCHYARD_DOWNSTREAM_TOKEN_SECRET` (HS256, ≥ 32 bytes) turns downstream tokens on, with
- * `SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE` (default `switchyard-executors`),
+ * `SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE` (default `switchyard-executors`; since tokens are bound
+ * to their receiver it is only the fallback `aud` of executors that call no URL — built-ins,
+ * stdio MCP servers —; the others use their entry's `tokenAudience`, else their target's origin,
+ * see `token-binding.ts` in the runner),
  * `SWITCHYARD_DOWNSTREAM_TOKEN_ISSUER` (default `switchyard`) and
  * `SWITCHYARD_DOWNSTREAM_TOKEN_TTL_SECONDS` (default 300, 10 s to a day).
  */

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       corsOrigins: config.corsOrigins,
       allowedHosts: config.edge.allowedHosts.length > 0 ? config.edge.allowedHosts : 'loopback only without authentication, else any',
       auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
-      downstreamTokens: config.downstreamToken === null ? 'off' : { audience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
+      downstreamTokens: config.downstreamToken === null ? 'off' : { fallbackAudience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },
       rateLimitsPerMinute: {
         triggers: config.rateLimitTriggersPerMinute || 'off',
         approvals: config.rateLimitApprovalsPerMinute || 'off',

@@ -251,7 +251,15 @@ export class StepRunner {
     const timeoutMs = callTimeoutMs(step.node, executor);
     const identity = { userId: ledger.run.triggeringUserId, username: ledger.run.triggeringUsername, scopes: ledger.run.triggeringScopes };
     // Minted per call from the stored identity, so a call after a long HITL pause gets a fresh one.
-    const downstreamToken = await this.deps.downstreamTokens?.mint(identity, { runId: ledger.run.id, nodeId: step.node.id });
+    // Bound to this executor: its audience (its target's origin by default), its key as `azp`, the scopes its entry declares.
+    const binding = executor.token ?? { scopes: [] };
+    const downstreamToken = await this.deps.downstreamTokens?.mint(identity, {
+      runId: ledger.run.id,
+      nodeId: step.node.id,
+      executorKey: key,
+      ...(binding.audience === undefined ? {} : { audience: binding.audience }),
+      scopes: binding.scopes,
+    });
     // The call's signal: the run's, the attempt's, and this call's time limit.
     const { controller, unlink } = linkedAbortController([this.deps.signal, attemptSignal]);
     const timeout: CallTimeout = { fired: false };

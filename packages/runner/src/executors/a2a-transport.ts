@@ -12,6 +12,7 @@ import { downstreamAuthorization } from '../downstream-token.ts';
 import { abortable, formatSeconds } from './abort.ts';
 import { errorMessage } from './error-message.ts';
 import { SharedAgent, USER_AGENT, bodyExcerpt, lowerCaseKeys } from './http.ts';
+import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from './target-policy.ts';
 import { ExecutorError } from './types.ts';
 
 /** Longest wait for an agent card (connect included), milliseconds. */
@@ -38,19 +39,23 @@ export class AgentCardCache {
   readonly #cardUrl: URL;
   readonly #subject: string;
   readonly #agent: SharedAgent;
+  readonly #policy: TargetPolicy | undefined;
   #card: Promise<AgentCard> | undefined;
 
-  constructor(url: URL, agent: SharedAgent) {
+  /** `policy`: the entry's target rules, applied to the card fetch (see {@link agentFetch}). */
+  constructor(url: URL, agent: SharedAgent, policy?: TargetPolicy) {
     this.#cardUrl = cardUrlOf(url);
     this.#subject = agentSubject(url);
     this.#agent = agent;
+    this.#policy = policy;
   }
 
   /**
    * The card. The first caller's `headers` fetch it (within {@link CARD_TIMEOUT_MS}); callers at the
    * same time wait for the same fetch, each until its own `signal` aborts (then rejects with
    * `abortedError(signal)`; the fetch goes on for the others). A failed fetch is not kept.
-   * @throws ExecutorError (retryable) `<subject>: cannot fetch its agent card: <reason>`.
+   * @throws ExecutorError `<subject>: cannot fetch its agent card: <reason>`: retryable, except when
+   * the target policy refused the request (a redirect, a non-public address; see `target-policy.ts`).
    */
   get(headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<AgentCard> {
     if (this.#card === undefined) {
@@ -71,11 +76,13 @@ export class AgentCardCache {
   async #fetch(headers: Readonly<Record<string, string>>): Promise<AgentCard> {
     const observed: Observed = { status: undefined };
     const timeout = AbortSignal.timeout(CARD_TIMEOUT_MS);
-    const resolver = cardResolver(agentFetch(this.#agent, headers, observed, timeout));
+    const resolver = cardResolver(agentFetch(this.#agent, headers, observed, timeout, this.#policy));
     try {
       return await resolver.resolve(this.#cardUrl.href, '');
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
+      const refusal = targetRefusalOf(error);
+      if (refusal !== undefined) throw new ExecutorError(`${this.#subject}: cannot fetch its agent card: ${refusal.message}`, { retryable: false });
       const reason = timeout.aborted ? `no answer within ${formatSeconds(CARD_TIMEOUT_MS)} s` : cardProblem(error, observed);
       throw new ExecutorError(`${this.#subject}: cannot fetch its agent card: ${reason}`, { retryable: true, cause: error });
     }
@@ -87,30 +94,41 @@ export function requestHeaders(entry: { headers: Readonly<Record<string, string>
   return { 'user-agent': USER_AGENT, ...lowerCaseKeys(entry.headers), ...downstreamAuthorization(downstreamToken, entry.headers) };
 }
 
-/** What a fetch wrapper saw of its latest request: the HTTP status of the answer, undefined before one came. */
+/** What a fetch wrapper saw of its latest request: the HTTP status of the answer (undefined before one came) and the origin it was sent to. */
 export interface Observed {
   status: number | undefined;
+  origin?: string;
 }
 
 /**
  * A `fetch` for the SDK: undici's, on `agent`'s Agent (no timers of its own), with `headers` added
- * to each request (the SDK's own headers win), the answer's status noted on `observed`, and
- * `signal` applied to requests the SDK sends without one.
+ * to each request (the SDK's own headers win), the answer's status and origin noted on `observed`,
+ * and `signal` applied to requests the SDK sends without one. Redirects are never followed: a 3xx
+ * answer rejects with a {@link TargetRefusedError}. With a `policy` (see `target-policy.ts`), each
+ * request must pass {@link TargetPolicy.checkUrl} first (else it rejects with a
+ * TargetRefusedError, nothing sent), and `headers` (the entry's, the downstream token) go only to
+ * the entry's own origin; the agent's Agent should connect through `policy.lookup`.
  */
-export function agentFetch(agent: SharedAgent, headers: Readonly<Record<string, string>>, observed: Observed, signal?: AbortSignal, origin?: string): typeof fetch {
+export function agentFetch(agent: SharedAgent, headers: Readonly<Record<string, string>>, observed: Observed, signal?: AbortSignal, policy?: TargetPolicy): typeof fetch {
   return async (input, init) => {
     observed.status = undefined;
-    const target = typeof input === 'string' || input instanceof URL ? input : input.url;
-    // The entry's headers and the downstream token are for the agent the entry names: a card that
-    // points elsewhere (another origin) does not get them.
-    const merged: Record<string, string> = origin === undefined || new URL(target).origin === origin ? { ...headers } : {};
+    const target = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    observed.origin = target.origin;
+    policy?.checkUrl(target);
+    // The entry's headers and the downstream token are for the agent the entry names: another
+    // origin (one of its allowedOrigins) does not get them.
+    const merged: Record<string, string> = policy === undefined || policy.isEntryOrigin(target) ? { ...headers } : {};
     new Headers(init?.headers).forEach((value, name) => (merged[name] = value));
     const dispatcher = await agent.get();
     const { fetch: undiciFetch } = await import('undici');
     // The global fetch's init and undici's differ only in their type declarations.
-    const request = { ...init, headers: merged, signal: init?.signal ?? signal, dispatcher } as unknown as Parameters<typeof undiciFetch>[1];
+    const request = { ...init, headers: merged, signal: init?.signal ?? signal, dispatcher, redirect: 'manual' } as unknown as Parameters<typeof undiciFetch>[1];
     const response = await undiciFetch(target, request);
     observed.status = response.status;
+    if (isRedirect(response.status)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new TargetRefusedError(redirectRefusal(response.status));
+    }
     return response as unknown as Response;
   };
 }

@@ -124,15 +124,27 @@ describe('a2a executor: the message', () => {
     expect(second!.messageId).not.toBe(first!.messageId);
   });
 
-  it('sends neither the entry headers nor the token to another origin a card points at', async () => {
+  it('refuses an interface URL of another origin; one listed in allowedOrigins gets neither the entry headers nor the token', async () => {
     const elsewhere = await startAgent({ name: 'Elsewhere', behaviour: behaviours.answer('from elsewhere', null) });
     const pointing = await startAgent({ name: 'Pointing', interfaceUrl: elsewhere.url, behaviour: behaviours.answer('unused', null) });
     const local = createExecutorRegistry(
-      { executors: { pointing: { kind: 'a2a', url: pointing.url, headers: { 'X-Api-Key': 'key-1234' } } } },
+      {
+        executors: {
+          pointing: { kind: 'a2a', url: pointing.url, headers: { 'X-Api-Key': 'key-1234' } },
+          allowing: { kind: 'a2a', url: pointing.url, headers: { 'X-Api-Key': 'key-1234' }, allowedOrigins: [elsewhere.origin] },
+        },
+      },
       { baseDir: '.', env: {} },
     );
     try {
-      const output = (await local.get('pointing').invoke(call({ text: 'hi' }, { downstreamToken: 'token-abcd' }))) as { text: string };
+      const refused = await rejection(local.get('pointing').invoke(call({ text: 'hi' }, { downstreamToken: 'token-abcd' })));
+      expect(refused).toMatchObject({
+        retryable: false,
+        message: `A2A agent ${pointing.url}: refused to send to ${elsewhere.origin}: not the entry's origin and not listed in its allowedOrigins`,
+      });
+      expect(elsewhere.requests).toEqual([]);
+
+      const output = (await local.get('allowing').invoke(call({ text: 'hi' }, { downstreamToken: 'token-abcd' }))) as { text: string };
       expect(output.text).toBe('from elsewhere');
       expect(pointing.requests[0]!.headers).toMatchObject({ 'x-api-key': 'key-1234', authorization: 'Bearer token-abcd' });
       expect(elsewhere.requests.length).toBeGreaterThan(0);

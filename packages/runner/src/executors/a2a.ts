@@ -2,16 +2,26 @@
  * Executor kind `a2a`: an Agent2Agent agent as a step executor, spoken to with `@a2a-js/sdk`
  * (A2A v1.0; agents still on v0.3 through the SDK's compatibility layer).
  *
- * - Registry entry: `{ "kind": "a2a", "url", "headers"?, "description"?, "timeoutSeconds"? }`.
- *   `url` is the agent's base URL; `url` and header values expand `${VAR}` like `http` entries, and
- *   header values, substituted values and URL credentials and query values are secrets (see
- *   `redact.ts`).
+ * - Registry entry: `{ "kind": "a2a", "url", "headers"?, "allowedOrigins"?, "description"?,
+ *   "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }`. `url` is the agent's base URL; `url`
+ *   and header values expand `${VAR}` like `http` entries, and header values, substituted values
+ *   and URL credentials and query values are secrets (see `redact.ts`). `allowedOrigins`: exact
+ *   origins besides the URL's own that the card's interface URLs may name. `tokenAudience` /
+ *   `tokenScopes`: see `token-binding.ts`.
+ * - Targets (`target-policy.ts`), for every request (card, message, stream, polls, cancel):
+ *   redirects are never followed (a 3xx fails the attempt, not retryable); a request goes only to
+ *   the URL's origin or one of `allowedOrigins`; connections go only to public addresses, unless
+ *   the entry's URL (or one of `allowedOrigins`) literally names a non-public one (an IP literal,
+ *   `localhost`): then that range is allowed too. Hostnames are checked on every address they
+ *   resolve to, at connect time. A refusal fails the attempt, not retryable, before anything is
+ *   sent.
  * - Discovery: the agent card is read from `<url>/.well-known/agent-card.json` (the URL's path
  *   kept, a trailing `/` dropped, its query kept) through the SDK's card resolver, within
  *   `CARD_TIMEOUT_MS` (`a2a-transport.ts`). The card is cached per executor and fetched again after a call fails to
  *   reach the agent (connection refused or reset, HTTP 5xx) or the fetch itself failed. The card
- *   picks the transport: its JSON-RPC or HTTP+JSON interface (gRPC is not supported). The card's
- *   interface URLs are trusted: they receive the headers below.
+ *   picks the transport: its JSON-RPC or HTTP+JSON interface (gRPC is not supported). Its
+ *   interface URL must pass the target rules above; when it has another origin (one of
+ *   `allowedOrigins`), it does not receive the headers below.
  * - Headers, on every request to the agent (the card fetch included): the entry's `headers`, plus
  *   the call's downstream token as `Authorization: Bearer` unless the entry sets `Authorization`
  *   itself (`downstreamAuthorization`), plus `user-agent: switchyard/<version>`. The SDK's own
@@ -42,7 +52,10 @@
  *   `\n`; `data` the first data part's value (artifacts first) or null; `agent.url` the entry's
  *   URL without credentials or query.
  * - Failures (all ExecutorError; messages name the agent as `A2A agent <origin><path>`, never the
- *   query or credentials; the agent's status message text is quoted):
+ *   query or credentials; the agent's status message text is quoted; HTTP error bodies and
+ *   JSON-RPC error messages are quoted only when they came from the URL's own origin, else only
+ *   the status or code is named):
+ *   - a redirect, a refused origin or address (see "Targets"): not retryable;
  *   - task `failed`: retryable; `rejected`, `canceled` (by the agent): not retryable;
  *   - `input-required` / `auth-required`: not retryable, message naming the state and the agent's
  *     question. The task is left open at the agent: answering an agent (a HITL requirement for
@@ -88,11 +101,13 @@ import {
 } from './a2a-transport.ts';
 import { errorMessage } from './error-message.ts';
 import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from './http.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
+import { HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from './kind.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { redactingLogger } from './logger.ts';
 import { DESCRIBE_TIMEOUT_MS } from './mcp.ts';
 import { Redactor, redactedInvoke } from './redact.ts';
+import { TargetPolicy, targetRefusalOf } from './target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
 
@@ -105,33 +120,87 @@ export const POLL_FIRST_MS = 100;
 /** Longest wait between two polls of a task, milliseconds. */
 export const POLL_MAX_MS = 2_000;
 
-/** Registry entry `{ "kind": "a2a", "url", "headers"?, "description"?, "timeoutSeconds"? }`. */
+/** Most origins an `a2a` entry's `allowedOrigins` may list. */
+export const MAX_ALLOWED_ORIGINS = 20;
+
+/**
+ * Registry entry `{ "kind": "a2a", "url", "headers"?, "allowedOrigins"?, "description"?,
+ * "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }`.
+ */
 export const A2aEntry = entrySchema('a2a', {
   url: urlSchema("The agent's base URL, http: or https:; its card is <url>/.well-known/agent-card.json; ${VAR} expansion; credentials and query values are secrets"),
   headers: Type.Optional(HeadersSchema),
+  allowedOrigins: Type.Optional(
+    Type.Array(Type.String({ maxLength: 2000 }), {
+      maxItems: MAX_ALLOWED_ORIGINS,
+      description: "Exact origins (scheme://host[:port]) besides the url's own that the agent card's interface URLs may name; default none",
+    }),
+  ),
+  ...TokenFields,
 });
 
 /** What an `a2a` entry resolves to (plus `kind` and `timeoutMs`): its endpoint, `url` being the agent's base URL. */
-export type ResolvedA2aEntry = ResolvedEndpoint;
+export interface ResolvedA2aEntry extends ResolvedEndpoint {
+  /** Origins besides `url`'s that requests may go to (see `target-policy.ts`); default none. */
+  allowedOrigins?: string[];
+  /** What its downstream tokens are bound to (`token-binding.ts`); default: `aud` the URL's origin, no scopes. */
+  token?: TokenBinding;
+}
+
+/**
+ * Checks an entry's `allowedOrigins`: each must be an `http:`/`https:` origin written exactly as
+ * its URL's origin serializes (lower-case, no path, no trailing `/`, no default port). Reports each
+ * bad one on `scope` at `["allowedOrigins", i]`; the list when all are fine, else undefined.
+ */
+export function checkAllowedOrigins(origins: readonly string[] | undefined, scope: EntryScope): string[] | undefined {
+  let ok = true;
+  origins?.forEach((origin, i) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      scope.problem(['allowedOrigins', i], 'must be an http: or https: origin, e.g. https://rpc.example.org');
+      ok = false;
+    } else if (parsed.origin !== origin) {
+      scope.problem(['allowedOrigins', i], `must be an exact origin: write ${parsed.origin}`);
+      ok = false;
+    }
+  });
+  return ok ? [...(origins ?? [])] : undefined;
+}
 
 /** The `a2a` kind (see `kind.ts`): one undici Agent and one card cache per key, per registry. */
 export const a2aKind = defineKind({
   kind: 'a2a',
   schema: A2aEntry,
   a2aPool: true,
-  resolve: (entry, scope): ResolvedA2aEntry | undefined => resolveEndpoint(entry, scope),
-  open: ({ logger }) => {
-    const agent = new SharedAgent();
-    const caches = new Map<string, AgentCardCache>();
-    const cardsOf = (key: string, entry: ResolvedA2aEntry): AgentCardCache => {
-      let cache = caches.get(key);
-      if (cache === undefined) caches.set(key, (cache = new AgentCardCache(entry.url, agent)));
-      return cache;
+  resolve: (entry, scope): ResolvedA2aEntry | undefined => {
+    const endpoint = resolveEndpoint(entry, scope);
+    const allowedOrigins = checkAllowedOrigins(entry.allowedOrigins, scope);
+    if (endpoint === undefined || allowedOrigins === undefined) return undefined;
+    return { ...endpoint, allowedOrigins, token: tokenBinding(entry, endpoint.url.origin) };
+  },
+  open: ({ logger, resolver }) => {
+    // Per key: its target rules, an Agent whose connections resolve through them, and its card cache.
+    const transports = new Map<string, A2aTransport>();
+    const transportOf = (key: string, entry: ResolvedA2aEntry): A2aTransport => {
+      let transport = transports.get(key);
+      if (transport === undefined) {
+        const policy = new TargetPolicy({ entryUrl: entry.url, allowedOrigins: entry.allowedOrigins ?? [], ...(resolver === undefined ? {} : { resolver }) });
+        const agent = new SharedAgent({ lookup: policy.lookup });
+        transports.set(key, (transport = { policy, agent, cards: new AgentCardCache(entry.url, agent, policy) }));
+      }
+      return transport;
     };
     return {
-      create: (key, entry) => createA2aExecutor(key, entry, cardsOf(key, entry), agent, logger),
-      describe: (key, entry) => describeA2aEntry(entry, cardsOf(key, entry)),
-      close: () => agent.close(),
+      create: (key, entry) => createA2aExecutor(key, entry, transportOf(key, entry), logger),
+      describe: (key, entry) => describeA2aEntry(entry, transportOf(key, entry).cards),
+      close: async () => {
+        await Promise.all([...transports.values()].map((transport) => transport.agent.close()));
+      },
     };
   },
 });
@@ -156,8 +225,16 @@ export async function describeA2aEntry(entry: ResolvedA2aEntry, cards: AgentCard
   }
 }
 
+/** How one `a2a` executor reaches its agent: its target rules, its undici Agent (connecting through `policy.lookup`) and its card cache. */
+export interface A2aTransport {
+  policy: TargetPolicy;
+  agent: SharedAgent;
+  cards: AgentCardCache;
+}
+
 /** Creates the `a2a` executor `key` (see the module comment); nothing connects until invoked. */
-export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeoutMs: number }, cards: AgentCardCache, agent: SharedAgent, registryLogger: ExecutorLogger): Executor {
+export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeoutMs: number }, transport: A2aTransport, registryLogger: ExecutorLogger): Executor {
+  const { policy, agent, cards } = transport;
   const subject = agentSubject(entry.url);
   const url = baseUrlOf(entry.url);
   const redactor = new Redactor(entry.secrets);
@@ -167,7 +244,7 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     const headers = requestHeaders(entry, call.downstreamToken);
     const card = await cardFor(headers, call.signal);
     const observed: Observed = { status: undefined };
-    const client = await clientFor(card, agentFetch(agent, headers, observed, undefined, entry.url.origin));
+    const client = await clientFor(card, agentFetch(agent, headers, observed, undefined, policy));
     const progress = new TaskProgress();
     // Aborted once the answer is in, so that a stream left unread is closed.
     const finished = new AbortController();
@@ -248,10 +325,20 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
    */
   function failure(error: unknown, observed: Observed): ExecutorError {
     if (error instanceof ExecutorError) return error;
+    const refusal = targetRefusalOf(error);
+    if (refusal !== undefined) {
+      // The card may have changed by the next attempt: fetch it again then.
+      cards.forget();
+      return new ExecutorError(`${subject}: ${refusal.message}`, { retryable: false, details: { agent: url } });
+    }
+    // What another origin (one of allowedOrigins) answered is not quoted, and not kept as the cause.
+    const quotable = observed.origin === undefined || policy.isEntryOrigin(observed.origin);
+    const quote = (text: string): string => (quotable ? `: ${bodyExcerpt(text)}` : ' (the answer of another origin is not quoted)');
+    const cause = quotable ? error : undefined;
     const rpc = jsonRpcErrorOf(error);
     if (rpc !== undefined) {
       const retryable = rpc.envelopeCode === A2A_ERROR_CODE.INTERNAL_ERROR;
-      return new ExecutorError(`${subject} answered JSON-RPC error ${rpc.envelopeCode}: ${bodyExcerpt(rpc.message)}`, { retryable, cause: error, details: { agent: url, code: rpc.envelopeCode } });
+      return new ExecutorError(`${subject} answered JSON-RPC error ${rpc.envelopeCode}${quote(rpc.message)}`, { retryable, cause, details: { agent: url, code: rpc.envelopeCode } });
     }
     if (isConnectionError(error)) {
       cards.forget();
@@ -261,9 +348,9 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     if (status !== undefined && (status < 200 || status > 299)) {
       const retryable = retryableStatus(status);
       if (retryable) cards.forget();
-      return new ExecutorError(`${subject} answered HTTP ${status}: ${bodyExcerpt(errorMessage(error))}`, { retryable, cause: error, details: { agent: url, status } });
+      return new ExecutorError(`${subject} answered HTTP ${status}${quote(errorMessage(error))}`, { retryable, cause, details: { agent: url, status } });
     }
-    return new ExecutorError(`${subject} sent an answer this client cannot use: ${bodyExcerpt(errorMessage(error))}`, { retryable: false, cause: error, details: { agent: url } });
+    return new ExecutorError(`${subject} sent an answer this client cannot use${quote(errorMessage(error))}`, { retryable: false, cause, details: { agent: url } });
   }
 
   /** Asks the agent to cancel `taskId`, waiting at most {@link CANCEL_TIMEOUT_MS}; failures are logged only. */
@@ -281,6 +368,7 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     kind: 'a2a',
     key,
     timeoutMs: entry.timeoutMs,
+    token: entry.token ?? tokenBinding({}, entry.url.origin),
     invoke: redactedInvoke(redactor, logger, 'A2A call failed', { executor: key, url }, attempt),
   };
 }

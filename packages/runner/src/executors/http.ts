@@ -2,7 +2,8 @@
  * Executor kind `http`: calls a webhook with undici.
  *
  * - Registry entry: `{ "kind": "http", "url", "method"? (POST, PUT, PATCH or DELETE; default
- *   POST), "headers"?, "timeoutSeconds"? }`. `url` and header values expand `${env:NAME}` / `${VAR}`; header values,
+ *   POST), "headers"?, "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }` (the last two bind
+ *   the downstream token, see `token-binding.ts`). `url` and header values expand `${env:NAME}` / `${VAR}`; header values,
  *   substituted values and URL credentials and query values are secrets (see `redact.ts`).
  * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
  *   plus the entry's headers (which may override `accept` and `content-type`), plus the call's
@@ -11,8 +12,10 @@
  *   {@link MAX_JSON_BYTES}), else `{ status, contentType, text, truncated }` with at most
  *   {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
  * - Failures (all ExecutorError, message `HTTP <METHOD> <origin><path> ...`, never the query):
+ *   - a 3xx: redirects are never followed (`target-policy.ts`): `answered HTTP <status>, a
+ *     redirect; ...`, `details: { status }`, no body quoted; not retryable;
  *   - a status outside 2xx: `answered <status>: <body excerpt>`, `details: { status, body }`;
- *     retryable for 408, 429 and 5xx, not for any other status (redirects are not followed). On
+ *     retryable for 408, 429 and 5xx, not for any other status. On
  *     429 and 503 a `Retry-After` (seconds or an HTTP date; at most a day) becomes `retryAfterMs`;
  *   - connection errors (refused, reset, DNS): retryable;
  *   - the call's signal: `cancelled` (not retryable) or `timed out after N s` (retryable); the
@@ -23,6 +26,7 @@
  * - One undici Agent per registry (keep-alive connections shared by every `http` executor), loaded
  *   and created on the first call, destroyed when the registry closes.
  */
+import type { LookupFunction } from 'node:net';
 import type { Agent, Dispatcher } from 'undici';
 import Type from 'typebox';
 import runnerPackage from '../../package.json' with { type: 'json' };
@@ -34,6 +38,8 @@ import type { EntryScope } from './kind.ts';
 import { redactingLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { Redactor, redactedInvoke } from './redact.ts';
+import { isRedirect, redirectRefusal } from './target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall } from './types.ts';
 
@@ -111,16 +117,19 @@ export function resolveEndpoint(entry: { url: string; headers?: Record<string, s
   return resolved;
 }
 
-/** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"? }`. */
+/** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }`. */
 export const HttpEntry = entrySchema('http', {
   url: urlSchema('The webhook, http: or https:; ${VAR} expansion; credentials and query values are secrets'),
   method: Type.Optional(Type.Enum([...HTTP_METHODS], { description: 'Default POST; the body is always the step config as JSON' })),
   headers: Type.Optional(HeadersSchema),
+  ...TokenFields,
 });
 
 /** What an `http` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedHttpEntry extends ResolvedEndpoint {
   method: (typeof HTTP_METHODS)[number];
+  /** What its downstream tokens are bound to (`token-binding.ts`); default: `aud` the URL's origin, no scopes. */
+  token?: TokenBinding;
 }
 
 /**
@@ -146,7 +155,7 @@ export const httpKind = defineKind({
   a2aPool: false,
   resolve: (entry, scope): ResolvedHttpEntry | undefined => {
     const endpoint = resolveEndpoint(entry, scope);
-    return endpoint === undefined ? undefined : { ...endpoint, method: entry.method ?? 'POST' };
+    return endpoint === undefined ? undefined : { ...endpoint, method: entry.method ?? 'POST', token: tokenBinding(entry, endpoint.url.origin) };
   },
   open: ({ logger }) => {
     const agent = new SharedAgent();
@@ -158,16 +167,23 @@ export const httpKind = defineKind({
   },
 });
 
-/** The Agent of one registry: undici is loaded, and the Agent created, on the first call. */
+/** The Agent of one registry (or of one entry): undici is loaded, and the Agent created, on the first call. */
 export class SharedAgent {
   #agent: Promise<Agent> | undefined;
   #closing: Promise<void> | undefined;
+  readonly #lookup: LookupFunction | undefined;
+
+  /** `lookup`: how the Agent's connections resolve hostnames (e.g. a `TargetPolicy`'s, which refuses non-public addresses); default the system's. */
+  constructor(options: { lookup?: LookupFunction } = {}) {
+    this.#lookup = options.lookup;
+  }
 
   /** The Agent; rejects (not retryable) once the registry is closed. */
   get(): Promise<Agent> {
     if (this.#closing !== undefined) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
     // No header or body timers of its own: the call's signal bounds every request (see the module comment).
-    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 })));
+    const connect = this.#lookup === undefined ? {} : { connect: { lookup: this.#lookup } };
+    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, ...connect })));
   }
 
   /** Destroys the Agent: open sockets close and requests still under way fail. Idempotent. */
@@ -216,6 +232,11 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
   async function answer(response: Dispatcher.ResponseData): Promise<unknown> {
     const status = response.statusCode;
     const contentType = headerValue(response.headers['content-type']);
+    if (isRedirect(status)) {
+      // Its body is not quoted: discarded unread (up to undici's dump limit, then the connection closes).
+      await response.body.dump().catch(() => undefined);
+      throw new ExecutorError(`${subject} ${redirectRefusal(status)}`, { retryable: false, details: { ...details, status } });
+    }
     if (status < 200 || status > 299) {
       const { text } = await readText(response.body, EXCERPT_BYTES);
       const excerpt = bodyExcerpt(text);
@@ -261,6 +282,7 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
     kind: 'http',
     key,
     timeoutMs: entry.timeoutMs,
+    token: entry.token ?? tokenBinding({}, url.origin),
     invoke: redactedInvoke(redactor, logger, 'webhook call failed', { executor: key, method, url: details.url }, attempt),
   };
 }

@@ -9,6 +9,7 @@ import { STEP_TIMEOUT_SECONDS_RANGE } from '@switchyard/domain';
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import type { ExecutorLogger } from './logger.ts';
 import type { McpServerTarget } from './registry-config.ts';
+import type { Resolver } from './target-policy.ts';
 import type { Executor, ExecutorDetails } from './types.ts';
 
 /** Default per-call limit of every executor whose entry sets none (60 s). */
@@ -89,6 +90,8 @@ export interface KindContext {
   servers: ReadonlyMap<string, McpServerTarget>;
   /** The registry's logger (not redacting: each kind redacts its own secrets). */
   logger: ExecutorLogger;
+  /** How executors that check their targets resolve hostnames (`target-policy.ts`); default `dns.lookup`. Tests inject one. */
+  resolver?: Resolver;
 }
 
 /** The executors of one kind within one registry, and what they share. */

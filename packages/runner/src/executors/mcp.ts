@@ -2,7 +2,9 @@
  * Executor kind `mcp`: calls one tool of one MCP server through the registry's connection pool.
  *
  * - Registry entry: `{ "kind": "mcp", "server": "<a key of mcpServers>", "tool": "<tool name>",
- *   "timeoutSeconds"? }` (or the older `"timeoutMs"`; not both).
+ *   "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }` (or the older `"timeoutMs"`; not both);
+ *   the token fields bind the downstream token (`token-binding.ts`; default `aud`: the server URL's
+ *   origin over Streamable HTTP).
  * - Arguments are the step's evaluated `config`, checked against the tool's `inputSchema` first.
  * - Output snapshot: the result's `structuredContent` when present, else `{ content: [...blocks] }`.
  * - Failures (all ExecutorError):
@@ -29,6 +31,7 @@ import { defineKind, entrySchema } from './kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
+import { TokenFields, tokenBinding } from './token-binding.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
 
@@ -40,12 +43,16 @@ export const McpEntry = entrySchema('mcp', {
   server: Type.String({ minLength: 1, description: 'A key of mcpServers' }),
   tool: Type.String({ minLength: 1, description: 'The tool name, as the server lists it' }),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, unit: 'milliseconds', description: 'Older spelling of timeoutSeconds, in milliseconds' })),
+  ...TokenFields,
 });
 
 /** What an `mcp` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedMcpEntry {
   server: string;
   tool: string;
+  /** The entry's `tokenAudience` and `tokenScopes` (see `token-binding.ts`; the default `aud` is the server URL's origin, over HTTP). */
+  tokenAudience?: string;
+  tokenScopes?: string[];
   /** The entry's `description`. */
   description?: string;
 }
@@ -71,14 +78,23 @@ export const mcpKind = defineKind({
       ok = false;
     }
     if (!ok) return undefined;
-    return entry.description === undefined ? { server: entry.server, tool: entry.tool } : { server: entry.server, tool: entry.tool, description: entry.description };
+    const resolved: ResolvedMcpEntry = { server: entry.server, tool: entry.tool };
+    if (entry.description !== undefined) resolved.description = entry.description;
+    if (entry.tokenAudience !== undefined) resolved.tokenAudience = entry.tokenAudience;
+    if (entry.tokenScopes !== undefined) resolved.tokenScopes = entry.tokenScopes;
+    return resolved;
   },
   timeoutMs: (entry) => entry.timeoutMs,
   open: ({ servers, logger }) => {
     const pool = new McpConnectionPool(servers, logger);
     let closing: Promise<void> | undefined;
     return {
-      create: (key, entry) => createMcpExecutor(key, entry, pool),
+      create: (key, entry) => {
+        const target = servers.get(entry.server);
+        const executor = createMcpExecutor(key, entry, pool);
+        // Bound to the server's origin over HTTP; a stdio server is sent no token (the minter's audience then).
+        return { ...executor, token: tokenBinding(entry, target?.transport === 'http' ? target.url.origin : undefined) };
+      },
       describe: (_key, entry) => describeMcpEntry(entry, pool),
       close: () => (closing ??= pool.close()),
     };

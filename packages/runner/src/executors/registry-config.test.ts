@@ -170,6 +170,8 @@ describe('resolveRegistryConfig', () => {
       headers: { Authorization: 'Bearer s3cret', 'X-Team': 'billing' },
       secrets: expect.any(Array),
       timeoutMs: 60_000,
+      // Downstream tokens of this entry: aud its URL's origin, no scopes (token-binding.ts).
+      token: { audience: 'https://hooks.example.org', scopes: [] },
     });
     // Every header value counts, literal ones too (as for MCP servers): headers are where credentials go.
     expect(new Set(resolved.executors.get('hook')!['secrets'] as string[])).toEqual(new Set(['s3cret', 'Bearer s3cret', 'billing', 'literal-sig']));
@@ -220,7 +222,7 @@ describe('resolveRegistryConfig', () => {
       '$.executors.names.headers["Content-Length"]: is set by the HTTP client and cannot be configured',
       '$.executors.names.headers["bad name"]: is not a valid header name',
       '$.executors.noUrl.url: is required',
-      '$.executors.noUrl.body: unknown property (allowed: kind, url, method, headers, description, timeoutSeconds)',
+      '$.executors.noUrl.body: unknown property (allowed: kind, url, method, headers, tokenAudience, tokenScopes, description, timeoutSeconds)',
     ]);
   });
 

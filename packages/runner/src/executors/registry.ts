@@ -12,6 +12,7 @@ import { silentLogger } from './logger.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
 import type { RegistryConfig } from './registry-config.ts';
+import type { Resolver } from './target-policy.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorDescription, ExecutorDetails, ExecutorRegistry } from './types.ts';
 
@@ -30,6 +31,11 @@ export interface RegistryOptions {
   logger?: ExecutorLogger;
   /** For `${VAR}` expansion (including `DATA_DIR`) and inherited by stdio servers; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * How `a2a` executors resolve hostnames before connecting (every address is checked against
+   * their target rules, see `target-policy.ts`); default `dns.lookup` with `all: true`. For tests.
+   */
+  resolver?: Resolver;
 }
 
 /** Options of {@link loadExecutorRegistry}. */
@@ -89,7 +95,7 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
     source: options.source ?? options.baseDir,
   });
   // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
-  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ servers: resolved.servers, logger })]));
+  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ servers: resolved.servers, logger, ...(options.resolver === undefined ? {} : { resolver: options.resolver }) })]));
   const executors = new Map<string, Executor>();
   const describers = new Map<string, () => Promise<ExecutorDetails>>();
   for (const [key, entry] of resolved.executors) {

@@ -3,6 +3,8 @@
  * attempt; the interpreter owns retries, backoff and node-run bookkeeping.
  */
 
+import type { TokenBinding } from './token-binding.ts';
+
 /** What the interpreter hands an executor for one attempt of one step. */
 export interface ExecutorCall {
   /** The step's `config` after CEL expressions were evaluated: the tool's arguments. */
@@ -55,6 +57,11 @@ export interface Executor {
    * `timeoutMs`), else 60 s. A step's `stepConfig.timeoutSeconds` overrides it.
    */
   readonly timeoutMs: number;
+  /**
+   * What the downstream token of this executor's calls is bound to: its `aud` and the scopes it
+   * may carry (`token-binding.ts`); absent: the minter's configured audience and no scopes.
+   */
+  readonly token?: TokenBinding;
   /**
    * Runs one attempt. Resolves with the output snapshot (any JSON value).
    * Rejects with {@link ExecutorError} (or any Error, treated as retryable).
