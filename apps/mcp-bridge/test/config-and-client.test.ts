@@ -19,10 +19,10 @@ describe('parseConfig', () => {
       requestTimeoutMs: 30_000,
     });
     const config = parseConfig(
-      ['--api-url', 'https://api.example.com/base/', '--api-token', 't0k', '--surface', 'orchestrator', '--read-only', '--allowed-tools', 'a, b,,c', '--http', '0', '--host', '0.0.0.0'],
+      ['--api-url', 'https://api.example.com/base/', '--api-token', 't0k', '--surface', 'orchestrator', '--read-only', '--allowed-tools', 'a, b,,c', '--http', '0', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'],
       { SWITCHYARD_API_URL: 'http://ignored', SWITCHYARD_API_TOKEN: 'ignored' },
     );
-    expect(config).toMatchObject({ apiUrl: 'https://api.example.com/base', apiToken: 't0k', surface: 'orchestrator', readOnly: true, allowedTools: ['a', 'b', 'c'], http: { port: 0, host: '0.0.0.0' } });
+    expect(config).toMatchObject({ apiUrl: 'https://api.example.com/base', apiToken: 't0k', surface: 'orchestrator', readOnly: true, allowedTools: ['a', 'b', 'c'], http: { port: 0, host: '0.0.0.0', auth: 'bearer', allowedHosts: ['mcp.example.com'] } });
     expect(parseConfig([], { SWITCHYARD_API_URL: 'http://10.0.0.5:9000', SWITCHYARD_API_TOKEN: 'env-token' })).toMatchObject({ apiUrl: 'http://10.0.0.5:9000', apiToken: 'env-token' });
     expect(parseConfig(['--allowed-tools', ''], {})!.allowedTools).toEqual([]);
     expect(parseConfig(['--help'], {})).toBeNull();
