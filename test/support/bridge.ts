@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { buildServer, createApiClient, createApiClientPool, parseConfig, selectTools, startHttp, type HttpBridge } from '@switchyard/mcp-bridge';
+import { buildServer, createApiClient, createApiClientPool, parseConfig, selectTools, startHttp, type HttpBridge, type HttpDeps } from '@switchyard/mcp-bridge';
 import type { TestService } from './service.ts';
 
 /** The `switchyard-mcp` command. */
@@ -105,6 +105,8 @@ export async function bridgeOverStdio(apiUrl: string, flags: BridgeFlags = []): 
 export interface HttpBridgeOptions {
   /** Environment the bridge's configuration reads besides SWITCHYARD_API_URL (e.g. SWITCHYARD_BRIDGE_TOKENS). */
   env?: Record<string, string>;
+  /** The bridge's logger (default: none). */
+  logger?: HttpDeps['logger'];
 }
 
 /**
@@ -114,7 +116,7 @@ export interface HttpBridgeOptions {
 export async function startBridgeHttp(apiUrl: string, flags: BridgeFlags = [], options: HttpBridgeOptions = {}): Promise<HttpBridge> {
   const config = parseConfig(['--http', '0', ...flags], { SWITCHYARD_API_URL: apiUrl, ...options.env })!;
   const apis = createApiClientPool({ apiUrl: config.apiUrl, timeoutMs: 10_000 });
-  const http = await startHttp({ apis, apiToken: config.apiToken, tools: selectTools(config) }, config.http!);
+  const http = await startHttp({ apis, apiToken: config.apiToken, tools: selectTools(config), logger: options.logger }, config.http!);
   return {
     ...http,
     async close() {
