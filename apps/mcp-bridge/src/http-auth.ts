@@ -8,6 +8,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, type ApiClient } from './api-client.ts';
 import type { HttpAuthMode } from './config.ts';
 
 /** Longest bearer token accepted, characters (JWTs with many claims stay well below). */
@@ -82,6 +83,23 @@ function bearerOf(headers: IncomingHttpHeaders): { ok: true; token: string } | R
 
 function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** The cheapest authenticated read of the API: one workflow of the first page. */
+const PROBE_PATH = '/api/v1/workflows';
+
+/**
+ * Bearer mode: whether the API refuses the caller's credential (HTTP 401 to one small read made
+ * with it). Any other answer counts as accepted: 403 is an authenticated caller without the read
+ * scope, and an unreachable API is reported by the tool calls themselves. Never throws.
+ */
+export async function apiRefusesCredential(api: ApiClient): Promise<boolean> {
+  try {
+    await api.get(PROBE_PATH, { page: 1, perPage: 1 });
+    return false;
+  } catch (error) {
+    return error instanceof ApiError && error.status === 401;
+  }
 }
 
 /**

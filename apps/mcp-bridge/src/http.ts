@@ -5,7 +5,8 @@
  * (`enableJsonResponse`), no SSE framing.
  *
  * Every request passes, in this order: the Host/Origin allow-lists (http-guard.ts; 403), the
- * caller's credential (http-auth.ts; 401 with `WWW-Authenticate`), then the body (at most
+ * caller's credential (http-auth.ts; 401 with `WWW-Authenticate`; in bearer mode the API is asked
+ * whether it accepts the token, with one small read), then the body (at most
  * {@link MAX_BODY_BYTES}; 413). Refusals close the connection. In `bearer` mode the
  * protected-resource metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource/mcp`.
  */
@@ -13,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ApiClientPool } from './api-client.ts';
 import type { HttpConfig } from './config.ts';
-import { challengeOf, createHttpAuthenticator } from './http-auth.ts';
+import { apiRefusesCredential, challengeOf, createHttpAuthenticator, type Refused } from './http-auth.ts';
 import { checkHostAndOrigin, defaultAllowedHosts, defaultAllowedOrigins, type HostOriginLists } from './http-guard.ts';
 import { buildServer, type ServerDeps } from './server.ts';
 
@@ -76,17 +77,17 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
       return sendJson(response, 405, rpcError(-32000, 'Method not allowed: this server is stateless (POST only)'), { allow: 'POST' });
     }
     const admitted = authenticate(request.headers);
-    if (!admitted.ok) {
-      deps.logger?.info({ reason: admitted.reason, remote: request.socket.remoteAddress }, 'MCP HTTP request refused: no valid credential');
-      const metadataUrl = options.auth === 'bearer' ? `${publicOrigin(request)}${RESOURCE_METADATA_PATH}` : null;
-      return sendJson(response, 401, rpcError(-32001, `Unauthorized: ${admitted.description}`), { 'www-authenticate': challengeOf(admitted, metadataUrl), connection: 'close' });
+    if (!admitted.ok) return unauthorized(request, response, admitted);
+    // The caller's credential lives in this client only, which lives as long as this request.
+    const api = deps.apis.forToken(admitted.apiToken);
+    if (admitted.acting === 'caller' && (await apiRefusesCredential(api))) {
+      return unauthorized(request, response, { ok: false, reason: 'invalid_token', description: 'The API does not accept this bearer token' });
     }
     const body = await readJson(request);
     if (body === CLOSED) return;
     if (body === TOO_LARGE) return sendJson(response, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
     if (body === undefined) return sendJson(response, 400, rpcError(-32700, 'Parse error: the body is not JSON'));
-    // The caller's credential lives in this client only, which lives as long as this request.
-    const server = buildServer({ ...deps, api: deps.apis.forToken(admitted.apiToken) });
+    const server = buildServer({ ...deps, api });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => {
       void transport.close();
@@ -94,6 +95,13 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
     });
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
+  }
+
+  /** 401 with the Bearer challenge; the connection closes (an unread body is not waited for). */
+  function unauthorized(request: IncomingMessage, response: ServerResponse, refused: Refused): void {
+    deps.logger?.info({ reason: refused.reason, remote: request.socket.remoteAddress }, 'MCP HTTP request refused: no valid credential');
+    const metadataUrl = options.auth === 'bearer' ? `${publicOrigin(request)}${RESOURCE_METADATA_PATH}` : null;
+    sendJson(response, 401, rpcError(-32001, `Unauthorized: ${refused.description}`), { 'www-authenticate': challengeOf(refused, metadataUrl), connection: 'close' });
   }
 
   /** `--public-url`, else `http://<Host>` (the Host header has passed the allow-list). */
