@@ -90,8 +90,9 @@ export const USAGE = `switchyard-mcp: MCP server for the Switchyard workflow API
 Streamable HTTP (--http) callers must authenticate:
   --http-auth MODE       (env SWITCHYARD_BRIDGE_HTTP_AUTH)
                            bearer  (default) each caller sends Authorization: Bearer <its own API key
-                                   or JWT>; the bridge passes it to the API for that request only,
-                                   so the API's scopes and identities apply; --api-token is unused
+                                   or JWT>; the bridge checks it with one API read, then passes it
+                                   to the API for that request only, so the API's scopes and
+                                   identities apply; --api-token is unused
                            tokens  each caller sends Authorization: Bearer <a bridge token>; callers
                                    are served with the bridge's own --api-token (default when
                                    bridge tokens are configured)
