@@ -111,6 +111,13 @@ describe('bearer pass-through (the default)', () => {
     expect(answer.headers.connection).toBe('close');
   });
 
+  it('answers 413 to an authenticated request whose body is over 4 MiB', async () => {
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
+    const answer = await raw(bridge.url, { body: huge, headers: { authorization: `Bearer ${reader.key}` } });
+    expect(answer.status).toBe(413);
+    expect(answer.body.error.message).toMatch(/larger than 4194304 bytes/);
+  });
+
   it('serves the protected-resource metadata the challenge points to', async () => {
     const origin = new URL(bridge.url).origin;
     const answer = await raw(`${origin}/.well-known/oauth-protected-resource/mcp`, { method: 'GET' });

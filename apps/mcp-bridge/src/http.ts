@@ -83,9 +83,10 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
     if (admitted.acting === 'caller' && (await apiRefusesCredential(api))) {
       return unauthorized(request, response, { ok: false, reason: 'invalid_token', description: 'The API does not accept this bearer token' });
     }
+    if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge(response);
     const body = await readJson(request);
     if (body === CLOSED) return;
-    if (body === TOO_LARGE) return sendJson(response, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
+    if (body === TOO_LARGE) return tooLarge(response);
     if (body === undefined) return sendJson(response, 400, rpcError(-32700, 'Parse error: the body is not JSON'));
     const server = buildServer({ ...deps, api });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -177,6 +178,10 @@ function readJson(request: IncomingMessage): Promise<unknown> {
     request.once('end', onEnd);
     request.once('close', onClose);
   });
+}
+
+function tooLarge(response: ServerResponse): void {
+  sendJson(response, 413, rpcError(-32600, `Request body larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
 }
 
 function rpcError(code: number, message: string): unknown {
