@@ -113,7 +113,11 @@ Streamable HTTP (--http) callers must authenticate:
   A missing or wrong credential gets HTTP 401 with WWW-Authenticate; a foreign Host or Origin 403.
 `;
 
-/** Parses `argv` (without node and script) and `env`. Throws ConfigError; returns null for `--help`. */
+/**
+ * Parses `argv` (without node and script) and `env`; returns null for `--help`. Throws ConfigError
+ * for an unknown flag or a bad value, and for an HTTP mode that would be unsafe: `--http-auth none`
+ * beyond loopback, every interface without `--allowed-hosts`, missing or weak bridge tokens.
+ */
 export function parseConfig(argv: readonly string[], env: Record<string, string | undefined>): BridgeConfig | null {
   let values;
   try {
