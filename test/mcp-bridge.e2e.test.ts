@@ -192,8 +192,8 @@ describe('transports and the process', () => {
     }
   });
 
-  it('serves Streamable HTTP at /mcp', async () => {
-    const http = await bridgeOverHttp(svc.baseUrl);
+  it('serves Streamable HTTP at /mcp (to a caller with a bearer token)', async () => {
+    const http = await bridgeOverHttp(svc.baseUrl, 'a-caller-token');
     try {
       expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const answer = await http.call('get_run', { runId: '0123456789abcdef01234567' });

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { buildServer, createApiClient, parseConfig, selectTools, startHttp } from '@switchyard/mcp-bridge';
+import { buildServer, createApiClient, createApiClientPool, parseConfig, selectTools, startHttp, type HttpBridge, type HttpDeps } from '@switchyard/mcp-bridge';
 import type { TestService } from './service.ts';
 
 /** The `switchyard-mcp` command. */
@@ -101,14 +101,43 @@ export async function bridgeOverStdio(apiUrl: string, flags: BridgeFlags = []): 
   return { ...bridge, stderr: () => stderr };
 }
 
-/** The bridge serving Streamable HTTP on a free port, and a client connected to it. */
-export async function bridgeOverHttp(apiUrl: string, flags: BridgeFlags = []): Promise<BridgeClient & { url: string }> {
-  const config = parseConfig(flags, { SWITCHYARD_API_URL: apiUrl })!;
-  const api = createApiClient({ apiUrl: config.apiUrl, apiToken: config.apiToken, timeoutMs: 10_000 });
-  const http = await startHttp({ api, tools: selectTools(config) }, { port: 0, host: '127.0.0.1' });
-  const bridge = await connect(new StreamableHTTPClientTransport(new URL(http.url)), async () => {
+/** Options of {@link startBridgeHttp} and {@link bridgeOverHttp}. */
+export interface HttpBridgeOptions {
+  /** Environment the bridge's configuration reads besides SWITCHYARD_API_URL (e.g. SWITCHYARD_BRIDGE_TOKENS). */
+  env?: Record<string, string>;
+  /** The bridge's logger (default: none). */
+  logger?: HttpDeps['logger'];
+}
+
+/**
+ * The bridge serving Streamable HTTP on a free port of 127.0.0.1 (`--http 0` plus `flags`), as
+ * `switchyard-mcp --http` would; `close()` also closes its REST pool. No client.
+ */
+export async function startBridgeHttp(apiUrl: string, flags: BridgeFlags = [], options: HttpBridgeOptions = {}): Promise<HttpBridge> {
+  const config = parseConfig(['--http', '0', ...flags], { SWITCHYARD_API_URL: apiUrl, ...options.env })!;
+  const apis = createApiClientPool({ apiUrl: config.apiUrl, timeoutMs: 10_000 });
+  const http = await startHttp({ apis, apiToken: config.apiToken, tools: selectTools(config), logger: options.logger }, config.http!);
+  return {
+    ...http,
+    async close() {
+      await http.close();
+      await apis.close();
+    },
+  };
+}
+
+/**
+ * The bridge serving Streamable HTTP on a free port, and a client connected to it that sends
+ * `Authorization: Bearer <token>` with every request (none when `token` is null).
+ */
+export async function bridgeOverHttp(apiUrl: string, token: string | null, flags: BridgeFlags = [], options: HttpBridgeOptions = {}): Promise<BridgeClient & { url: string }> {
+  const http = await startBridgeHttp(apiUrl, flags, options);
+  const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+  try {
+    const bridge = await connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }), () => http.close());
+    return { ...bridge, url: http.url };
+  } catch (error) {
     await http.close();
-    await api.close();
-  });
-  return { ...bridge, url: http.url };
+    throw error;
+  }
 }

@@ -56,17 +56,33 @@ export interface ApiClientOptions {
   timeoutMs: number;
 }
 
-/** Creates the pooled client. */
+/** Creates the pooled client with one credential (stdio mode, tests). `close()` closes its pool. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
+  const pool = createApiClientPool(options);
+  return { ...pool.forToken(options.apiToken), close: () => pool.close() };
+}
+
+/**
+ * REST clients sharing one undici pool, each with its own credential: the HTTP mode makes one per
+ * request with that request's token (http.ts), so no token outlives the request that brought it.
+ */
+export interface ApiClientPool {
+  /** A client sending `Authorization: Bearer <token>` (no Authorization when null). Its `close()` does nothing: the pool is shared. */
+  forToken(token: string | null): ApiClient;
+  /** Closes the pool (every client of it). */
+  close(): Promise<void>;
+}
+
+/** Creates a pool of clients (the connections open with the first request). */
+export function createApiClientPool(options: Omit<ApiClientOptions, 'apiToken'>): ApiClientPool {
   const base = new URL(options.apiUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   // undici is loaded with the first request, not at start-up (cold start of the bridge).
   let pool: Promise<Pool> | undefined;
   const poolOf = () =>
     (pool ??= import('undici').then(({ Pool }) => new Pool(base.origin, { connections: 16, keepAliveTimeout: 30_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })));
-  const auth: Record<string, string> = options.apiToken ? { authorization: `Bearer ${options.apiToken}` } : {};
 
-  async function call<T>(method: string, path: string, query: Query | undefined, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  async function call<T>(auth: Record<string, string>, method: string, path: string, query: Query | undefined, body: unknown, headers: Record<string, string> = {}): Promise<T> {
     const search = query ? new URLSearchParams(Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, String(v)]]))).toString() : '';
     const fullPath = `${prefix}${path}${search ? `?${search}` : ''}`;
     const url = `${base.origin}${fullPath}`;
@@ -76,7 +92,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       response = await client.request({
         method: method as 'GET',
         path: fullPath,
-        headers: { accept: 'application/json', ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        // The credential last: a tool's extra headers cannot replace it.
+        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers, ...auth },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
@@ -105,11 +122,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   return {
-    get: (path, query) => call('GET', path, query, undefined),
-    post: (path, body, headers) => call('POST', path, undefined, body, headers),
-    put: (path, body) => call('PUT', path, undefined, body),
-    delete: async (path) => void (await call('DELETE', path, undefined, undefined)),
-    url: (path) => `${base.origin}${prefix}${path}`,
+    forToken(token) {
+      const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      return {
+        get: (path, query) => call(auth, 'GET', path, query, undefined),
+        post: (path, body, headers) => call(auth, 'POST', path, undefined, body, headers),
+        put: (path, body) => call(auth, 'PUT', path, undefined, body),
+        delete: async (path) => void (await call(auth, 'DELETE', path, undefined, undefined)),
+        url: (path) => `${base.origin}${prefix}${path}`,
+        close: async () => {},
+      };
+    },
     close: async () => {
       if (pool) await (await pool).close();
     },

@@ -4,7 +4,7 @@
  * configuration error with the reason on stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createApiClient } from './api-client.ts';
+import { createApiClient, createApiClientPool } from './api-client.ts';
 import { ConfigError, USAGE, parseConfig } from './config.ts';
 import { startHttp } from './http.ts';
 import { createLogger } from './logger.ts';
@@ -35,20 +35,26 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const api = createApiClient({ apiUrl: config.apiUrl, apiToken: config.apiToken, timeoutMs: config.requestTimeoutMs });
-  const deps = { api, tools, logger };
   if (config.http) {
-    const http = await startHttp(deps, config.http);
-    logger.info({ url: http.url, surface: config.surface, tools: tools.length }, 'MCP bridge listening (Streamable HTTP)');
+    const apis = createApiClientPool({ apiUrl: config.apiUrl, timeoutMs: config.requestTimeoutMs });
+    if (config.http.auth === 'bearer' && config.apiToken) {
+      logger.warn('--api-token / SWITCHYARD_API_TOKEN is not used: with --http-auth bearer every HTTP caller brings its own token');
+    }
+    const http = await startHttp({ apis, apiToken: config.apiToken, tools, logger }, config.http);
+    logger.info(
+      { url: http.url, surface: config.surface, tools: tools.length, httpAuth: config.http.auth, allowedHosts: http.allowed.hosts, allowedOrigins: http.allowed.origins },
+      'MCP bridge listening (Streamable HTTP)',
+    );
     const stop = async () => {
       await http.close();
-      await api.close();
+      await apis.close();
     };
     process.once('SIGINT', () => void stop());
     process.once('SIGTERM', () => void stop());
     return;
   }
-  const server = buildServer(deps);
+  const api = createApiClient({ apiUrl: config.apiUrl, apiToken: config.apiToken, timeoutMs: config.requestTimeoutMs });
+  const server = buildServer({ api, tools, logger });
   const transport = new StdioServerTransport();
   transport.onclose = () => void api.close();
   await server.connect(transport);

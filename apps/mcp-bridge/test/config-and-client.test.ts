@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, ApiUnavailableError, ConfigError, createApiClient, parseConfig } from '@switchyard/mcp-bridge';
+import { ApiError, ApiUnavailableError, ConfigError, createApiClient, createApiClientPool, parseConfig } from '@switchyard/mcp-bridge';
 import { errorOf } from '../src/envelope.ts';
 
 describe('parseConfig', () => {
@@ -19,10 +19,10 @@ describe('parseConfig', () => {
       requestTimeoutMs: 30_000,
     });
     const config = parseConfig(
-      ['--api-url', 'https://api.example.com/base/', '--api-token', 't0k', '--surface', 'orchestrator', '--read-only', '--allowed-tools', 'a, b,,c', '--http', '0', '--host', '0.0.0.0'],
+      ['--api-url', 'https://api.example.com/base/', '--api-token', 't0k', '--surface', 'orchestrator', '--read-only', '--allowed-tools', 'a, b,,c', '--http', '0', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'],
       { SWITCHYARD_API_URL: 'http://ignored', SWITCHYARD_API_TOKEN: 'ignored' },
     );
-    expect(config).toMatchObject({ apiUrl: 'https://api.example.com/base', apiToken: 't0k', surface: 'orchestrator', readOnly: true, allowedTools: ['a', 'b', 'c'], http: { port: 0, host: '0.0.0.0' } });
+    expect(config).toMatchObject({ apiUrl: 'https://api.example.com/base', apiToken: 't0k', surface: 'orchestrator', readOnly: true, allowedTools: ['a', 'b', 'c'], http: { port: 0, host: '0.0.0.0', auth: 'bearer', allowedHosts: ['mcp.example.com'] } });
     expect(parseConfig([], { SWITCHYARD_API_URL: 'http://10.0.0.5:9000', SWITCHYARD_API_TOKEN: 'env-token' })).toMatchObject({ apiUrl: 'http://10.0.0.5:9000', apiToken: 'env-token' });
     expect(parseConfig(['--allowed-tools', ''], {})!.allowedTools).toEqual([]);
     expect(parseConfig(['--help'], {})).toBeNull();
@@ -67,6 +67,22 @@ describe('the REST client', () => {
       expect(api.url('/api/v1/workflows/1')).toBe(`${base}/prefix/api/v1/workflows/1`);
     } finally {
       await api.close();
+    }
+  });
+
+  it('keeps each per-request client to its own credential, also when their requests overlap; a tool header cannot replace it', async () => {
+    const pool = createApiClientPool({ apiUrl: base, timeoutMs: 5_000 });
+    try {
+      const clients = [pool.forToken('alice-token'), pool.forToken('bob-token'), pool.forToken(null)];
+      await Promise.all(clients.flatMap((client, i) => [1, 2, 3].map((n) => client.get('/who', { client: i, n }))));
+      const byClient = (i: number) => new Set(seen.filter((s) => s.url?.startsWith(`/who?client=${i}&`)).map((s) => s.auth));
+      expect(byClient(0)).toEqual(new Set(['Bearer alice-token']));
+      expect(byClient(1)).toEqual(new Set(['Bearer bob-token']));
+      expect(byClient(2)).toEqual(new Set([undefined]));
+      await clients[0]!.post('/override', {}, { authorization: 'Bearer someone-else' });
+      expect(seen.at(-1)!.auth).toBe('Bearer alice-token');
+    } finally {
+      await pool.close();
     }
   });
 

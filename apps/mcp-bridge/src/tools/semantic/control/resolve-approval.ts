@@ -49,7 +49,7 @@ export const resolveApproval = defineTool({
       .min(1)
       .max(200)
       .optional()
-      .describe('Who decides, sent as X-Switchyard-Username: recorded only when the API trusts proxy identity headers; otherwise the decider is the caller of the bridge\'s --api-token'),
+      .describe('Who decides, sent as X-Switchyard-Username: recorded only when the API trusts proxy identity headers; otherwise the decider is whom the API credential names (the bridge\'s --api-token; over HTTP in bearer mode, the caller\'s own token)'),
   }),
   output: z.object({
     decision: z.object({
