@@ -109,6 +109,11 @@ async function trigger(nodes: unknown[], initialInput: Record<string, unknown> =
   return { workflowId: created.id, runId: ((await response.json()) as { runId: string }).runId };
 }
 
+/** `url` as run records show it: its origin replaced by `[address]` (public-text.ts). */
+function publicUrl(url: string): string {
+  return url.replace(new URL(url).origin, '[address]');
+}
+
 describe('a2a executors over the API', () => {
   it("sends the step's evaluated config as the message and stores the completed task as the output", async () => {
     const before = good.messages.length;
@@ -139,7 +144,7 @@ describe('a2a executors over the API', () => {
   it('retries a failed task and then fails the run with the agent\'s status message', async () => {
     const { run } = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'flaky', stepConfig: { maxRetries: 1, ...fast } })] });
     expect(run.status).toBe('failed');
-    expect(run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${failing.url} failed the task: upstream model unavailable`);
+    expect(run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${publicUrl(failing.url)} failed the task: upstream model unavailable`);
     expect(run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 2, executorKey: 'flaky' });
   });
 
@@ -147,7 +152,7 @@ describe('a2a executors over the API', () => {
     const { run } = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'clerk', stepConfig: { maxRetries: 2, ...fast } })] });
     expect(run.status).toBe('failed');
     expect(run.errorSummary).toBe(
-      `Node 'Ask' failed: A2A agent ${asking.url} stopped in task state input-required, asking: Which account do you mean?; a step cannot answer an agent, so the attempt fails`,
+      `Node 'Ask' failed: A2A agent ${publicUrl(asking.url)} stopped in task state input-required, asking: Which account do you mean?; a step cannot answer an agent, so the attempt fails`,
     );
     expect(run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1 });
   });
@@ -177,7 +182,7 @@ describe('a2a executors over the API', () => {
     expect(run.status).toBe('completed');
     const [nodeRun] = run.nodeRuns;
     expect(nodeRun).toMatchObject({ status: 'completed', attempt: 1, executorKey: 'summarizer', outputSnapshot: { agent: { name: 'Summarizer' } } });
-    expect(nodeRun.poolAttempts).toEqual([{ executorKey: 'offline', error: expect.stringMatching(new RegExp(`^A2A agent ${downUrl}: cannot fetch its agent card: .*ECONNREFUSED`)) }]);
+    expect(nodeRun.poolAttempts).toEqual([{ executorKey: 'offline', error: expect.stringMatching(new RegExp(`^A2A agent \\[address\\]/agent: cannot fetch its agent card: .*ECONNREFUSED \\[address\\]`)) }]);
     // The node-run endpoint shows the same.
     const single = await svc.api.get(wf(`/${workflowId}/runs/${run.id}/nodes/${nodeRun.id}`));
     expect(single.body).toMatchObject({ executorKey: 'summarizer', poolAttempts: [{ executorKey: 'offline' }] });
@@ -209,14 +214,14 @@ describe('a2a executors over the API', () => {
   it("refuses a card's interface URL at another origin, and never quotes that origin's body into the run's records", async () => {
     const refused = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'pointing', stepConfig: { maxRetries: 2, ...fast } })] });
     expect(refused.run.status).toBe('failed');
-    expect(refused.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${pointing.url}: refused to send to ${foreignOrigin}: not the entry's origin and not listed in its allowedOrigins`);
+    expect(refused.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${publicUrl(pointing.url)}: refused to send to [address]: not the entry's origin and not listed in its allowedOrigins`);
     expect(refused.run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1 });
     expect(foreignRequests).toEqual([]);
 
     const allowed = await svc.runWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes: [askStep({ executorKey: 'pointing-allowed' })] });
     expect(allowed.run.status).toBe('failed');
     expect(foreignRequests).toEqual(['POST /agent/jsonrpc']);
-    expect(allowed.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${pointing.url} answered HTTP 500 (the answer of another origin is not quoted)`);
+    expect(allowed.run.errorSummary).toBe(`Node 'Ask' failed: A2A agent ${publicUrl(pointing.url)} answered HTTP 500 (the answer of another origin is not quoted)`);
     expect(JSON.stringify(allowed.run)).not.toContain('hunter2');
   });
 

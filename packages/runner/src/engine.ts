@@ -37,6 +37,8 @@ export interface RunEngineOptions {
   maxOutputBytes?: number;
   /** Mints a short-lived token per executor call from the run's triggering identity (default none). */
   downstreamTokens?: DownstreamTokenMinter;
+  /** Rewrites executor failure text before the API shows it (public-text.ts `publicErrorText`; default unchanged). */
+  publicText?: (text: string) => string;
   /** Period of the orphaned-run recovery scan (default 15,000 ms). */
   recoveryIntervalMs?: number;
   /** Recovery claims no more runs once this instance executes this many (default 256). */
@@ -247,6 +249,7 @@ export class RunEngine {
         random: this.options.random,
         maxOutputBytes: this.options.maxOutputBytes,
         downstreamTokens: this.options.downstreamTokens,
+        publicText: this.options.publicText,
       });
       const finalOutput = await interpreter.run();
       if (interpreter.targetReached) {

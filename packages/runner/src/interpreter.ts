@@ -65,6 +65,8 @@ export interface InterpreterDeps {
   maxOutputBytes?: number;
   /** Mints downstream tokens for executor calls (see StepRunnerDeps). */
   downstreamTokens?: DownstreamTokenMinter;
+  /** Rewrites failure text the API shows (see StepRunnerDeps). */
+  publicText?: (text: string) => string;
 }
 
 /** Executes a node that is not settled yet, by node type. */

@@ -50,6 +50,11 @@ export interface StepRunnerDeps {
   maxOutputBytes?: number;
   /** Mints each executor call's downstream token from the run's identity (none when absent). */
   downstreamTokens?: DownstreamTokenMinter;
+  /**
+   * Rewrites failure text before it is stored where the API shows it (node run `error`, events,
+   * `errorSummary`): see public-text.ts. Default: unchanged.
+   */
+  publicText?: (text: string) => string;
 }
 
 
@@ -76,6 +81,12 @@ export interface StepExecution {
 
 export class StepRunner {
   readonly maxOutputBytes: number;
+
+  /** The message of `error` as the API may show it (bounded, see {@link StepRunnerDeps.publicText}). */
+  private publicMessage(error: unknown): string {
+    const message = messageOf(error);
+    return this.deps.publicText === undefined ? message : this.deps.publicText(message);
+  }
 
   constructor(private readonly deps: StepRunnerDeps) {
     this.maxOutputBytes = deps.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -123,7 +134,7 @@ export class StepRunner {
         output = await call;
       } catch (error) {
         this.deps.signal.throwIfAborted();
-        const message = messageOf(error);
+        const message = this.publicMessage(error);
         if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message, served);
         await ledger.end(nodeRun, { status: 'failed', error: message, ...served });
         // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
@@ -171,7 +182,7 @@ export class StepRunner {
     } catch (error) {
       if (!isDocumentTooLarge(error)) throw error;
       // The workflow's own doing (an output MongoDB cannot store): the node fails, no retry.
-      return this.giveUp(node, nodeRun, `output too large to store: ${messageOf(error)}`, served);
+      return this.giveUp(node, nodeRun, `output too large to store: ${this.publicMessage(error)}`, served);
     }
     return { output, skipped: false };
   }
@@ -226,7 +237,7 @@ export class StepRunner {
         this.deps.signal.throwIfAborted();
         attemptSignal.throwIfAborted();
         failures.push({ key, error });
-        served.poolAttempts?.push({ executorKey: key, error: messageOf(error) });
+        served.poolAttempts?.push({ executorKey: key, error: this.publicMessage(error) });
       }
     }
     if (failures.length === 1) throw failures[0]!.error;

@@ -15,6 +15,7 @@ import {
   TimeoutSweeper,
   definitionChecks,
   loadExecutorRegistry,
+  publicErrorText,
   systemClock,
   type Clock,
   type DownstreamTokenMinter,
@@ -104,6 +105,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       parallelLimit: config.parallelLimit,
       maxOutputBytes: config.maxOutputBytes,
       downstreamTokens,
+      // Node-run errors name no path of DATA_DIR and no network address (README "Security").
+      publicText: publicErrorText({ dataDir: config.dataDir }),
       random: options.random,
     });
     opened.push(() => engine.close());
