@@ -7,6 +7,15 @@ import { isIP } from 'node:net';
 import { DEFAULT_MAX_NODES } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
+// Run bounds (security item 4).
+import {
+  DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES,
+  DEFAULT_MAX_DECISION_BYTES,
+  DEFAULT_MAX_OPEN_HUMAN_REQUESTS,
+  DEFAULT_MAX_STORED_REQUIREMENTS,
+  MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES,
+} from '@switchyard/domain';
+import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
 export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
@@ -49,12 +58,23 @@ export interface ServiceConfig {
   corsOrigins: readonly string[];
   /** Trigger-type requests (trigger, retry, replay, node rerun) one client may send a minute; 0: unlimited. */
   rateLimitTriggersPerMinute: number;
-  /** Approval-type requests (approve, pause, resume, cancel) one client may send a minute; 0: unlimited. */
+  /** Approval-type requests (approve, pause, resume, cancel, human requests) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
   /** Who may call the API (`SWITCHYARD_AUTH` and friends, README "Authentication"). */
   auth: AuthConfig;
   /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
   downstreamToken: Omit<HmacTokenMinterOptions, 'clock'> | null;
+  // Run bounds (security item 4; domain run-bounds.ts, .notes/security-run-bounds.md).
+  /** Undecided human requests one run may have (`SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS`, default 100). */
+  maxOpenHumanRequests: number;
+  /** Requirements a run stores past which it takes no new human request (`SWITCHYARD_MAX_STORED_REQUIREMENTS`, default 1 000). */
+  maxStoredRequirements: number;
+  /** Bytes of JSON of a run document past which it takes no new human request (`SWITCHYARD_HUMAN_REQUEST_RUN_BUDGET_BYTES`, default 8 MiB, at most 12 MiB). */
+  humanRequestRunBudgetBytes: number;
+  /** Largest `editedOutput`, `userInput` or `feedback` of a decision, bytes of JSON (`SWITCHYARD_MAX_DECISION_BYTES`, default 256 KiB). */
+  maxDecisionBytes: number;
+  /** Embedded store: journal bytes past which it is compacted, at least (`SWITCHYARD_COMPACT_JOURNAL_BYTES`, default 64 MiB; see embedded-store.ts). */
+  compactJournalBytes: number;
 }
 
 /** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
@@ -91,6 +111,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
     auth: authConfig(env),
     downstreamToken: downstreamTokenConfig(env),
+    // Run bounds (security item 4).
+    maxOpenHumanRequests: integer(env, 'SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS', DEFAULT_MAX_OPEN_HUMAN_REQUESTS, 1, 10_000),
+    maxStoredRequirements: integer(env, 'SWITCHYARD_MAX_STORED_REQUIREMENTS', DEFAULT_MAX_STORED_REQUIREMENTS, 1, 100_000),
+    humanRequestRunBudgetBytes: integer(env, 'SWITCHYARD_HUMAN_REQUEST_RUN_BUDGET_BYTES', DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES, 64 * 1024, MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES),
+    maxDecisionBytes: integer(env, 'SWITCHYARD_MAX_DECISION_BYTES', DEFAULT_MAX_DECISION_BYTES, 1_024, 1024 * 1024),
+    compactJournalBytes: integer(env, 'SWITCHYARD_COMPACT_JOURNAL_BYTES', DEFAULT_COMPACTION_MIN_BYTES, 1024 * 1024, 1024 ** 4),
   };
   // A downstream token signed with the API's own key would let every webhook, agent or MCP server
   // that receives one call this API as the user.

@@ -3,7 +3,8 @@
  * route opts in with `config: { rateLimitGroup }`:
  *
  * - `triggers`: trigger, retry, replay, node rerun (`SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`);
- * - `approvals`: approve, pause, resume, cancel (`SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`).
+ * - `approvals`: approve, pause, resume, cancel, and human requests (POST .../human-requests: each
+ *   adds to a run document, see domain run-bounds.ts) (`SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`).
  *
  * All routes of a group share one counter per client and minute (a fixed window that starts with
  * the client's first request; in memory, per instance). The request over the limit is refused in
@@ -40,7 +41,7 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 /** What each group's 429 message says it counts. */
 const GROUP_NAMES: Readonly<Record<RateLimitGroup, string>> = {
   triggers: 'trigger requests (trigger, retry, replay, node rerun)',
-  approvals: 'approval requests (approve, pause, resume, cancel)',
+  approvals: 'approval requests (approve, pause, resume, cancel, human requests)',
 };
 
 export interface RateLimitOptions {
