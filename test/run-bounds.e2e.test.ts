@@ -165,6 +165,21 @@ describe('a write the store refuses for its size', () => {
     expect((await svc.waitForRun(run.workflowId, run.runId)).status).toBe('completed');
   });
 
+  it('is a 409 document_too_large when the real store refuses a decision over 16 MiB, and a smaller decision still goes through', async () => {
+    const run = await parkedAt({ requiresOutputReview: true });
+    // Grow the run document (behind the API's back) to 200 KiB below the limit: a 256 KiB edit cannot fit, a confirm can.
+    const runs = svc.store.collection('workflow_runs');
+    const id = new ObjectId(run.runId);
+    const bytes = calculateObjectSize((await runs.findOne({ _id: id }))!);
+    await runs.updateOne({ _id: id }, { $set: { filler: 'f'.repeat(16 * MIB - bytes - 200 * 1024) } });
+    const edit = await svc.approve(run.workflowId, run.runId, { stepId: run.gateStepId, resolution: 'edit', editedOutput: { text: 'x'.repeat(250 * 1024) } });
+    expect(edit.status, edit.text.slice(0, 300)).toBe(409);
+    expect(edit.body.detail).toMatchObject({ error: 'document_too_large', details: { stepId: run.gateStepId } });
+    const confirmed = await svc.approve(run.workflowId, run.runId, { stepId: run.gateStepId, resolution: 'confirm' });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect((await svc.waitForRun(run.workflowId, run.runId)).status).toBe('completed');
+  });
+
   it('is a 409 document_too_large for a human request', async () => {
     const run = await parkedAt({ requiresConfirmation: true });
     const spy = vi.spyOn(svc.repos.runs, 'addRequirementToLiveRun').mockRejectedValueOnce(tooLarge());

@@ -73,8 +73,9 @@ export default fp(
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
         return reply.status(503).send(errorBody('store_unavailable', error.message));
       }
-      if (isDocumentTooLarge(error)) {
+      if (error.statusCode === undefined && isDocumentTooLarge(error)) {
         // A write the store refused for its size (MongoDB's 16 MiB): nothing was written; the caller's data made it too large.
+        // (Fastify's own client errors, e.g. a body over the limit, carry a statusCode and keep it.)
         request.log.warn({ err: error }, 'document too large to store');
         return reply.status(409).send(errorBody('document_too_large', 'The write would make a stored document larger than the store accepts (16 MiB); nothing was written'));
       }
