@@ -101,7 +101,8 @@ describe('humanRequestRefusal', () => {
   it('refuses when the document, the request and room for every open answer (this one included) would pass the budget', () => {
     const run = { pendingRequirements: [open], note: 'x'.repeat(1024 * 1024 - 2 * HUMAN_REQUEST_ANSWER_RESERVE_BYTES) };
     expect(humanRequestRefusal(run, 1, bounds)).toMatchObject({ details: { limit: 'humanRequestRunBudgetBytes', max: 1024 * 1024 } });
-    expect(humanRequestRefusal({ ...run, note: 'x'.repeat(1024 * 1024 - 2 * HUMAN_REQUEST_ANSWER_RESERVE_BYTES - 2_000) }, 1, bounds)).toBeNull();
+    const smaller = { ...run, note: 'x'.repeat(1024 * 1024 - 2 * HUMAN_REQUEST_ANSWER_RESERVE_BYTES - 2_000) };
+    expect(humanRequestRefusal(smaller, 1, bounds)).toBeNull();
   });
 
   it('with the defaults, 100 open requests of the largest size fit the budget', () => {
