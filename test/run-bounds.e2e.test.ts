@@ -48,7 +48,9 @@ async function parkedAt(humanReview: Record<string, unknown>): Promise<Parked> {
 /** The id of the workflow's node named `name` (human requests are asked on a node of the run's definition). */
 async function nodeIdOf(service: TestService, workflowId: string, name: string): Promise<string> {
   const workflow = await service.api.get(wf(`/${workflowId}`));
-  const node = (workflow.body.nodes as Array<{ id: string; name: string }>).find((candidate) => candidate.name === name);
+  type Node = { id: string; name: string; children?: Node[] };
+  const all = (nodes: Node[]): Node[] => nodes.flatMap((node) => [node, ...all(node.children ?? [])]);
+  const node = all(workflow.body.nodes).find((candidate) => candidate.name === name);
   if (!node) throw new Error(`no node ${name}: ${workflow.text.slice(0, 500)}`);
   return node.id;
 }
@@ -216,6 +218,53 @@ describe('the approvals rate limit', () => {
       expect((await limited.approve(workflowId, runId, { stepId: gate.stepId, resolution: 'confirm' })).status).toBe(429);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('engine gates past the stored-requirements cap', () => {
+  it("refuse new human requests but are raised and decided: a loop's gate per iteration keeps the run going", { timeout: 60_000 }, async () => {
+    const capped = await startService({ env: { SWITCHYARD_MAX_STORED_REQUIREMENTS: '2' } });
+    try {
+      const { workflowId, runId } = await capped.startRun({
+        name: uniqueName('loop-gates'),
+        canvas: CANVAS,
+        nodes: [
+          {
+            name: 'Loop',
+            nodeType: 'loop',
+            loopConfig: { maxIterations: 4 },
+            children: [echoStep('Body', { i: { $cel: 'loop_state.iteration' } }, { humanReview: { requiresConfirmation: true } })],
+          },
+        ],
+      });
+      const nodeId = await nodeIdOf(capped, workflowId, 'Body');
+      const askBody = () => capped.api.post(runPath(workflowId, runId, '/human-requests'), { nodeId, prompt: 'Still there?' });
+      const decided = new Set<string>();
+      const nextGate = async (): Promise<string> => {
+        const run = await capped.waitForGate(workflowId, runId, {
+          until: (pending) => pending.some((requirement) => !requirement.stepId.includes(':ask-') && !decided.has(requirement.stepId)),
+        });
+        return run.pendingRequirements.find((requirement: any) => !requirement.stepId.includes(':ask-') && !decided.has(requirement.stepId)).stepId;
+      };
+
+      let gate = await nextGate();
+      expect((await askBody()).status).toBe(201); // 2 stored: the first gate and this request
+      const refused = await askBody();
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toMatchObject({ error: 'limit_reached', details: { limit: 'storedRequirements', max: 2, current: 2 } });
+      // Iterations 2 to 4 raise their gates past the cap, and each is decided.
+      for (let iteration = 1; iteration <= 4; iteration++) {
+        const confirmed = await capped.approve(workflowId, runId, { stepId: gate, resolution: 'confirm' });
+        expect(confirmed.status, confirmed.text).toBe(200);
+        decided.add(gate);
+        if (iteration < 4) gate = await nextGate();
+      }
+      const done = await capped.waitForRun(workflowId, runId);
+      expect(done.status).toBe('completed');
+      expect(decided.size).toBe(4);
+    } finally {
+      await capped.close();
     }
   });
 });
