@@ -268,3 +268,45 @@ describe('engine gates past the stored-requirements cap', () => {
     }
   });
 });
+
+describe('concurrent human requests', () => {
+  it('never overshoot the open cap: the caps are checked and the request stored in one compare-and-set', { timeout: 60_000 }, async () => {
+    const capped = await startService({ env: { SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS: '5' } });
+    try {
+      const { workflowId, runId } = await capped.startRun({
+        name: uniqueName('concurrent'),
+        canvas: CANVAS,
+        nodes: [echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } })],
+      });
+      await capped.waitForGate(workflowId, runId);
+      const nodeId = await nodeIdOf(capped, workflowId, 'Gate');
+      // All 20 requests read the run (0 open requests) before any of them stores its request.
+      const read = capped.repos.runs.getInWorkflow.bind(capped.repos.runs);
+      const parked: Array<() => void> = [];
+      const spy = vi.spyOn(capped.repos.runs, 'getInWorkflow').mockImplementation(async (...args) => {
+        const run = await read(...args);
+        if (parked.length < 20) {
+          await new Promise<void>((resolve) => {
+            parked.push(resolve);
+            if (parked.length === 20) for (const release of parked) release();
+          });
+        }
+        return run;
+      });
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => capped.api.post(runPath(workflowId, runId, '/human-requests'), { nodeId, prompt: `Question ${i}?` })),
+      );
+      spy.mockRestore();
+      expect(parked).toHaveLength(20);
+      expect(responses.filter((response) => response.status === 201)).toHaveLength(5);
+      for (const refused of responses.filter((response) => response.status !== 201)) {
+        expect(refused.status, refused.text).toBe(409);
+        expect(['limit_reached', 'conflict']).toContain(refused.body.detail.error);
+      }
+      const run = (await capped.api.get(runPath(workflowId, runId))).body;
+      expect(run.requirements.filter((requirement: any) => requirement.stepId.includes(':ask-'))).toHaveLength(5);
+    } finally {
+      await capped.close();
+    }
+  });
+});
