@@ -82,6 +82,14 @@ export interface StartOptions {
   downstreamTokens?: DownstreamTokenMinter;
   /** The clock of the API's routes (event-stream lifetimes, idempotency keys); the engine keeps the system clock. */
   clock?: Clock;
+  /**
+   * Without `MONGODB_URI`: the embedded store persisted under `<DATA_DIR>/store` (its journal and
+   * snapshot, see {@link TestService.storeDir}, compacted as `SWITCHYARD_COMPACT_JOURNAL_BYTES` of
+   * `env` says) instead of in memory. Ignored with MongoDB.
+   */
+  persistentStore?: boolean;
+  /** More configuration variables for `loadConfig` (e.g. `SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS`). */
+  env?: Record<string, string>;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -106,6 +114,8 @@ export interface TestService {
   filesDir: string;
   /** Which store backs this instance. */
   backend: 'mongodb' | 'embedded';
+  /** The embedded store's data directory with `persistentStore` (holding `journal.jsonl`, `snapshot.jsonl`); null otherwise. */
+  storeDir: string | null;
   /** The store itself, for checks of what the API cannot show (e.g. leftovers after a delete). */
   store: DocumentStore;
   /** The repositories the app uses (fault injection, direct reads). */
@@ -210,9 +220,17 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   await mkdir(filesDir, { recursive: true });
 
   const mongodbUri = process.env['MONGODB_URI'];
+  const storeDir = options.persistentStore && !mongodbUri ? join(dataDir, 'store') : null;
+  // The service's configuration: the example registry over this instance's directory, plus the caller's variables.
+  const configEnv: NodeJS.ProcessEnv = {
+    DATA_DIR: dataDir,
+    SWITCHYARD_EXECUTORS: options.registryFile ?? EXAMPLE_REGISTRY,
+    SWITCHYARD_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 50),
+    ...options.env,
+  };
   const store: DocumentStore = mongodbUri
     ? await openMongoStore(mongodbUri, `switchyard_test_${randomBytes(6).toString('hex')}`)
-    : await openEmbeddedStore({ dataDir: null });
+    : await openEmbeddedStore({ dataDir: storeDir, compactionMinBytes: storeDir === null ? undefined : loadConfig(configEnv).compactJournalBytes });
 
   const cleanups: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
@@ -232,11 +250,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
 
   try {
     // The server's composition root, with this instance's store, directory and seams.
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      SWITCHYARD_EXECUTORS: options.registryFile ?? EXAMPLE_REGISTRY,
-      SWITCHYARD_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 50),
-    });
+    const config = loadConfig(configEnv);
     const services = await openServices(config, pino({ level: 'silent' }), {
       store,
       background: { sweeper: true, recovery: false, retention: false },
@@ -264,6 +278,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       api,
       filesDir,
       backend: store.backend,
+      storeDir,
       store,
       repos,
       engine,

@@ -4,10 +4,19 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
-import { DEFAULT_MAX_NODES, DEFAULT_MAX_STEP_EXECUTIONS } from '@switchyard/domain';
+import {
+  DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES,
+  DEFAULT_MAX_DECISION_BYTES,
+  DEFAULT_MAX_NODES,
+  DEFAULT_MAX_OPEN_HUMAN_REQUESTS,
+  DEFAULT_MAX_STEP_EXECUTIONS,
+  DEFAULT_MAX_STORED_REQUIREMENTS,
+  MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES,
+} from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 import { DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
+import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
 export const EXAMPLE_EXECUTORS_FILE = fileURLToPath(new URL('../../../examples/executors.json', import.meta.url));
@@ -50,7 +59,7 @@ export interface ServiceConfig {
   corsOrigins: readonly string[];
   /** Trigger-type requests (trigger, retry, replay, node rerun) one client may send a minute; 0: unlimited. */
   rateLimitTriggersPerMinute: number;
-  /** Approval-type requests (approve, pause, resume, cancel) one client may send a minute; 0: unlimited. */
+  /** Approval-type requests (approve, pause, resume, cancel, human requests) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
   /** Definition requests (create, update, validate a workflow) one client may send a minute; 0: unlimited. */
   rateLimitDefinitionsPerMinute: number;
@@ -62,6 +71,17 @@ export interface ServiceConfig {
   edge: EdgeConfig;
   /** Most step executions (node runs of steps, every loop iteration counted) one definition may imply. */
   maxStepExecutions: number;
+  // Run bounds (security item 4; domain run-bounds.ts, .notes/security-run-bounds.md).
+  /** Undecided human requests one run may have (`SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS`, default 100). */
+  maxOpenHumanRequests: number;
+  /** Requirements a run stores past which it takes no new human request (`SWITCHYARD_MAX_STORED_REQUIREMENTS`, default 1 000). */
+  maxStoredRequirements: number;
+  /** Bytes of JSON of a run document past which it takes no new human request (`SWITCHYARD_HUMAN_REQUEST_RUN_BUDGET_BYTES`, default 8 MiB, at most 12 MiB). */
+  humanRequestRunBudgetBytes: number;
+  /** Largest `editedOutput`, `userInput` or `feedback` of a decision, bytes of JSON (`SWITCHYARD_MAX_DECISION_BYTES`, default 256 KiB). */
+  maxDecisionBytes: number;
+  /** Embedded store: journal bytes past which it is compacted, at least (`SWITCHYARD_COMPACT_JOURNAL_BYTES`, default 64 MiB; see embedded-store.ts). */
+  compactJournalBytes: number;
 }
 
 /** The edge's bounds (README "Security"). Durations in milliseconds. */
@@ -129,6 +149,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       sseMaxLifetimeMs: integer(env, 'SWITCHYARD_SSE_MAX_LIFETIME_MS', DEFAULT_EDGE.sseMaxLifetimeMs, 1_000, 86_400_000),
     },
     maxStepExecutions: integer(env, 'SWITCHYARD_MAX_STEP_EXECUTIONS', DEFAULT_MAX_STEP_EXECUTIONS, 1, 100_000_000),
+    // Run bounds (security item 4).
+    maxOpenHumanRequests: integer(env, 'SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS', DEFAULT_MAX_OPEN_HUMAN_REQUESTS, 1, 10_000),
+    maxStoredRequirements: integer(env, 'SWITCHYARD_MAX_STORED_REQUIREMENTS', DEFAULT_MAX_STORED_REQUIREMENTS, 1, 100_000),
+    humanRequestRunBudgetBytes: integer(env, 'SWITCHYARD_HUMAN_REQUEST_RUN_BUDGET_BYTES', DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES, 64 * 1024, MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES),
+    maxDecisionBytes: integer(env, 'SWITCHYARD_MAX_DECISION_BYTES', DEFAULT_MAX_DECISION_BYTES, 1_024, 1024 * 1024),
+    compactJournalBytes: integer(env, 'SWITCHYARD_COMPACT_JOURNAL_BYTES', DEFAULT_COMPACTION_MIN_BYTES, 1024 * 1024, 1024 ** 4),
   };
   // A downstream token signed with the API's own key would let every webhook, agent or MCP server
   // that receives one call this API as the user.

@@ -269,22 +269,23 @@ describe('rate limits', () => {
       }
     }
     expect((await post('b', `${WF}/toggle`)).statusCode).not.toBe(429);
+    // Approvals (human requests among them) have their own counter.
     expect((await post('b', `${RUN}/human-requests`)).statusCode).not.toBe(429);
-    // Approvals have their own counter.
     expect((await post('b', `${RUN}/approve`)).statusCode).not.toBe(429);
   });
 
-  it('limits approve, pause, resume and cancel together under their own limit', async () => {
+  it('limits approve, pause, resume, cancel and human requests together under their own limit', async () => {
     expect((await post('c', `${RUN}/approve`)).statusCode).toBe(400); // empty body: validation, after the limit
     expect((await post('c', `${RUN}/pause`)).statusCode).toBe(404);
     const refused = await post('c', `${RUN}/cancel`);
     expect(refused.statusCode).toBe(429);
     expect(refused.json().detail).toEqual({
       error: 'rate_limited',
-      message: 'Too many approval requests (approve, pause, resume, cancel): at most 2 a minute from one client; retry in 60 s',
+      message: 'Too many approval requests (approve, pause, resume, cancel, human requests): at most 2 a minute from one client; retry in 60 s',
     });
     expect((await post('c', `${RUN}/resume`)).statusCode).toBe(429);
     expect((await post('c', `${RUN}/approve`)).statusCode).toBe(429);
+    expect((await post('c', `${RUN}/human-requests`)).statusCode).toBe(429);
     expect((await post('c', `${WF}/runs`)).statusCode).toBe(404); // triggers are counted apart
   });
 
@@ -357,6 +358,7 @@ describe('rate limits', () => {
     expect(declared).toEqual([
       'approveRequirement',
       'cancelRun',
+      'createHumanRequest',
       'createWorkflow',
       'pauseRun',
       'replayRun',

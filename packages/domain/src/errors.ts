@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'resource_not_found'
   | 'duplicate_entry'
   | 'conflict'
+  | 'limit_reached'
+  | 'document_too_large'
   | 'authentication_required'
   | 'permission_denied'
   | 'internal_error'
@@ -101,6 +103,40 @@ export class DuplicateEntryError extends SwitchyardError {
 export class ConflictError extends SwitchyardError {
   constructor(message: string, details?: ErrorDetails) {
     super('conflict', 409, message, { details });
+  }
+}
+
+/**
+ * 400 `invalid_request` for a value over its size limit (run-bounds.ts): the message names the
+ * field, its size and the limit; `details: { field, bytes, limitBytes }` (bytes of JSON text, UTF-8).
+ */
+export class ValueTooLargeError extends SwitchyardError {
+  constructor(field: string, bytes: number, limitBytes: number, note = '') {
+    super('invalid_request', 400, `${field} is ${bytes} bytes of JSON, over the limit of ${limitBytes} bytes${note}`, {
+      details: { field, bytes, limitBytes },
+    });
+  }
+}
+
+/**
+ * 409 `limit_reached`: a per-run cap refuses the operation (run-bounds.ts); `details: { limit,
+ * max, current }` says which cap (`limit`: e.g. `openHumanRequests`), its value and where the run
+ * stands. Retrying helps only once the run's state changed (e.g. open human requests answered).
+ */
+export class LimitReachedError extends SwitchyardError {
+  constructor(message: string, details: { limit: string; max: number; current: number }) {
+    super('limit_reached', 409, message, { details });
+  }
+}
+
+/**
+ * 409 `document_too_large`: the write would make a stored document larger than the store accepts
+ * (MongoDB's 16 MiB); nothing was written. A smaller value (e.g. a decision without edited output)
+ * may still fit.
+ */
+export class DocumentTooLargeConflictError extends SwitchyardError {
+  constructor(message: string, options: SwitchyardErrorOptions = {}) {
+    super('document_too_large', 409, message, options);
   }
 }
 

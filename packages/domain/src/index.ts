@@ -11,6 +11,7 @@ export * from './schemas/cross-workflow.ts';
 export * from './records.ts';
 export * from './views.ts';
 export * from './response-bounds.ts';
+export * from './run-bounds.ts';
 export * from './json-size.ts';
 export * from './immutable.ts';
 export * from './run-events.ts';

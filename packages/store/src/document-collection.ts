@@ -100,13 +100,14 @@ export class DocumentTooLargeError extends RangeError {
 
 /**
  * True when a write failed because the document would exceed MongoDB's size limit, on either
- * backend (MongoDB: code 10334 BSONObjectTooLarge, or the driver refusing to serialize it).
+ * backend (MongoDB: code 10334 BSONObjectTooLarge, code 17419 "Resulting document after update is
+ * larger than 16777216", or the driver refusing to serialize it).
  */
 export function isDocumentTooLarge(error: unknown): boolean {
   if (error instanceof DocumentTooLargeError) return true;
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === 10334 || (typeof message === 'string' && /too large|BSONObj size|bytes of BSON/i.test(message));
+  return code === 10334 || code === 17419 || (typeof message === 'string' && /too large|BSONObj size|bytes of BSON|larger than (the maximum size )?\d+/i.test(message));
 }
 
 /** True for a unique-index violation from either backend (MongoDB error code 11000). */

@@ -22,6 +22,8 @@ export interface OpenStoreOptions {
   dataDir: string;
   /** Where the backend choice is logged; default: console. */
   logger?: StoreLogger;
+  /** Embedded backend: journal bytes below which it is not compacted for its size (`SWITCHYARD_COMPACT_JOURNAL_BYTES`; see EmbeddedStoreOptions). */
+  compactionMinBytes?: number;
 }
 
 const consoleLogger: StoreLogger = { info: (obj, msg) => console.info(msg, obj), warn: (obj, msg) => console.warn(msg, obj) };
@@ -39,7 +41,7 @@ export async function openStore(options: OpenStoreOptions): Promise<DocumentStor
     logger.info({ backend: 'mongodb', database }, `STORE BACKEND: mongodb (database "${database}")`);
     return store;
   }
-  const store = await openEmbeddedStore({ dataDir, onWarning: (message) => logger.warn({ backend: 'embedded', dataDir }, message) });
+  const store = await openEmbeddedStore({ dataDir, compactionMinBytes: options.compactionMinBytes, onWarning: (message) => logger.warn({ backend: 'embedded', dataDir }, message) });
   logger.info(
     { backend: 'embedded', dataDir },
     `STORE BACKEND: embedded (no MONGODB_URI set) - data persisted under ${dataDir}; not for multi-instance deployments`,

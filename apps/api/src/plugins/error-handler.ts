@@ -5,7 +5,8 @@
  * parsing errors become 400 `invalid_request`, other Fastify client errors keep their status with
  * the code {@link errorCodeForStatus} gives it (413 `request_too_large`, 415
  * `unsupported_media_type`, ...), unknown routes 404 `resource_not_found`, a store that refuses
- * writes for now 503 `store_unavailable` (with Retry-After, seconds), and anything else a logged
+ * writes for now 503 `store_unavailable` (with Retry-After, seconds), a write the store refuses
+ * for its size (over 16 MiB) 409 `document_too_large`, and anything else a logged
  * 500 `internal_error` whose message hides internals. Errors raised before routing (a malformed
  * URL) go through {@link frameworkErrorHandler}; errors of the HTTP parser through
  * `http-errors.ts`.
@@ -16,7 +17,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { NotFoundError, SwitchyardError } from '@switchyard/domain';
-import { isStoreUnavailable } from '@switchyard/store';
+import { isDocumentTooLarge, isStoreUnavailable } from '@switchyard/store';
 import { errorBody, errorCodeForStatus } from './error-body.ts';
 import { ERROR_BODY_SCHEMA, declareErrorResponses } from './error-responses.ts';
 
@@ -76,6 +77,12 @@ export default fp(
         request.log.warn({ err: error }, 'store unavailable');
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
         return reply.status(503).send(errorBody('store_unavailable', error.message));
+      }
+      if (error.statusCode === undefined && isDocumentTooLarge(error)) {
+        // A write the store refused for its size (MongoDB's 16 MiB): nothing was written; the caller's data made it too large.
+        // (Fastify's own client errors, e.g. a body over the limit, carry a statusCode and keep it.)
+        request.log.warn({ err: error }, 'document too large to store');
+        return reply.status(409).send(errorBody('document_too_large', 'The write would make a stored document larger than the store accepts (16 MiB); nothing was written'));
       }
       if (error.validation) {
         return reply.status(400).send(errorBody('invalid_request', validationMessage(error, request.params)));

@@ -40,12 +40,14 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   403: 'Permission denied (`permission_denied`): the caller lacks the scope this operation requires (`detail.details.requiredScope`)',
   404: 'Not found (`resource_not_found`): `detail.resource` says what does not exist',
   406: 'Not acceptable (`invalid_request`): the Accept header does not allow the response type',
-  409: 'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which',
+  409:
+    'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which. ' +
+    '`limit_reached`: a per-run cap refuses it (`detail.details.limit`); `document_too_large`: the write would make a stored document larger than 16 MiB (nothing written)',
   413: 'Request too large (`request_too_large`): the body is larger than the limit',
   415: 'Unsupported media type (`unsupported_media_type`): request bodies must be application/json',
   429:
     'Too many requests (`rate_limited`): this client sent more requests of this kind in the current minute than the service allows ' +
-    '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel; definitions: create, update, validate); retry after the Retry-After header, seconds',
+    '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel, human requests; definitions: create, update, validate); retry after the Retry-After header, seconds',
   500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
   503:
     'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +

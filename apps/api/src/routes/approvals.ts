@@ -21,7 +21,10 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
           'the run continues by itself — poll the run detail. The decider (the authenticated caller\'s username, else user id, else `api`; never a body field) is recorded ' +
           "(a human request's `answeredBy`). A human request (`stepId` = its `requestId`) is answered the same way: confirm or user_input " +
           '`{"userInput": {"response": "..."}}` for free text, route_select with one of its choices, reject (with optional `feedback`). ' +
-          '400 when the resolution does not fit the requirement or its payload is missing or invalid; 404 for an unknown workflow, run or stepId.',
+          '400 when the resolution does not fit the requirement or its payload is missing or invalid, or when `editedOutput`, `userInput` or ' +
+          '`feedback` is over its limit (default 256 KiB of JSON, SWITCHYARD_MAX_DECISION_BYTES; 12 KiB for the answer to a human request; ' +
+          '`detail.details.field`); 409 `document_too_large` when the decision would make the run document larger than 16 MiB (nothing ' +
+          'recorded; a smaller decision may fit); 404 for an unknown workflow, run or stepId.',
         params: RunParams,
         body: ApproveBody,
         response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },

@@ -33,12 +33,15 @@ const humanRequestRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
           'free text (`userInput.response`; confirm answers without text) or, with `choices`, route_select of one choice; reject refuses. ' +
           'Nothing in the run waits for it (the run stays `running`); poll GET .../human-requests/{request_id} until it is answered, expired ' +
           '(`timeoutSeconds` after now) or cancelled (the run ended). 409 when the run has ended; 404 for an unknown workflow, run or node ' +
-          "(not in the run's definitionSnapshot).",
+          "(not in the run's definitionSnapshot). Bounds: `prompt` ≤ 8 KiB, `context` ≤ 32 KiB, `choices` ≤ 32 KiB and the request as stored " +
+          '(prompt and context count twice) ≤ 64 KiB, bytes of JSON, else 400 naming the field (`detail.details.field`); 409 `limit_reached` ' +
+          'when the run has too many open human requests (default 100), stores too many requirements (default 1 000) or its document would ' +
+          'grow past its budget for human requests (default 8 MiB; `detail.details.limit` says which); counted in the approvals rate limit (429).',
         params: RunParams,
         body: HumanRequestBody,
         response: { 201: HumanRequest, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { scope: 'workflows-control' },
+      config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
     },
     async (request, reply) => {
       const created = await createHumanRequest(services, request.params.workflow_id, request.params.run_id, request.body);

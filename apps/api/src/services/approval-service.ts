@@ -7,11 +7,17 @@
  * - 409: the run has ended, or the requirement is already decided — whether the other decision
  *   came long before or a moment before (a lost race). Every loser gets 409, so a client can
  *   refetch the run to show the winning decision;
- * - 400: the resolution does not fit the requirement, or its payload is missing or invalid.
+ * - 409 `document_too_large`: the store refuses the decision because the run document would grow
+ *   over 16 MiB (nothing is recorded; a smaller decision may fit);
+ * - 400: the resolution does not fit the requirement, or its payload is missing, invalid, or over
+ *   its byte limit (`editedOutput`, `userInput`, `feedback`: domain run-bounds.ts, `details.field`).
  */
 import {
   ConflictError,
+  DEFAULT_RUN_BOUNDS,
+  DocumentTooLargeConflictError,
   NotFoundError,
+  checkDecisionSize,
   isTerminalRunStatus,
   validateDecision,
   type ApproveBody,
@@ -19,7 +25,7 @@ import {
   type RunRecord,
 } from '@switchyard/domain';
 import { recordDecision } from '@switchyard/runner';
-import type { DecidedRun } from '@switchyard/store';
+import { isDocumentTooLarge, type DecidedRun } from '@switchyard/store';
 import type { AppServices } from './index.ts';
 import { runOrNotFound } from './workflow-service.ts';
 
@@ -44,9 +50,20 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
     if (!latest) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
     throw alreadyDecided(latest);
   }
+  checkDecisionSize(requirement, body, (services.runBounds ?? DEFAULT_RUN_BOUNDS).maxDecisionBytes);
   const decision = { ...validateDecision(requirement, body), decidedByUser: decidedBy };
   const now = services.clock.now();
-  const decided = await recordDecision({ repos: services.repos, wake: (id) => services.engine.start(id), logger: services.logger }, run, requirement, decision, now);
+  let decided: DecidedRun | null;
+  try {
+    decided = await recordDecision({ repos: services.repos, wake: (id) => services.engine.start(id), logger: services.logger }, run, requirement, decision, now);
+  } catch (error) {
+    if (!isDocumentTooLarge(error)) throw error;
+    throw new DocumentTooLargeConflictError(
+      `The decision does not fit in the run document (the store refuses documents over 16 MiB); nothing was recorded and step '${body.stepId}' is still undecided: ` +
+        'decide it with a smaller value (e.g. confirm without editedOutput)',
+      { cause: error, details: { stepId: body.stepId } },
+    );
+  }
   if (!decided) {
     const current = await services.repos.runs.gateOf(run.id, { gateKey: requirement.gateKey });
     if (current && isTerminalRunStatus(current.run.status)) throw runEnded(current.run);

@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DefinitionChecks } from '@switchyard/domain';
+import type { DefinitionChecks, RunBounds } from '@switchyard/domain';
 import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
@@ -39,6 +39,8 @@ export interface AppServices {
   logger?: Logger;
   /** How long an `Idempotency-Key` of a trigger is remembered, ms (default 24 h). */
   idempotencyTtlMs?: number;
+  /** Per-run caps on human requests and the size bound of decisions (default `DEFAULT_RUN_BOUNDS`, domain run-bounds.ts). */
+  runBounds?: RunBounds;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -82,7 +84,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   // Before the store: a bad keys file or JWT setting stops the start before anything is opened.
   const authenticator = await Authenticator.create(config.auth);
   const downstreamTokens = options.downstreamTokens ?? (config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken));
-  const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger }));
+  const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger, compactionMinBytes: config.compactJournalBytes }));
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
   // In the reverse order of opening; once.
@@ -138,6 +140,12 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock: systemClock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+      runBounds: {
+        maxOpenHumanRequests: config.maxOpenHumanRequests,
+        maxStoredRequirements: config.maxStoredRequirements,
+        humanRequestRunBudgetBytes: config.humanRequestRunBudgetBytes,
+        maxDecisionBytes: config.maxDecisionBytes,
+      },
       close: closeAll,
     };
   } catch (error) {

@@ -14,7 +14,7 @@
  * Writes are fenced (refused with a StoreUnavailableError) once the lock is lost: another
  * instance may have taken the directory over, so this one must not write to it again.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreUnavailableError } from '../errors.ts';
 import { lockDataDir, type DataDirLock, type DataDirLockTimings } from './data-dir-lock.ts';
@@ -43,13 +43,16 @@ export class DataDir {
   readonly path: string;
   readonly #lock: DataDirLock;
   readonly #journal: Journal;
+  /** Bytes of the snapshot file, as found at open or written by the last compaction. */
+  #snapshotBytes: number;
   /** Set once the lock is lost: every later write throws it. */
   #fence: StoreUnavailableError | undefined;
 
-  private constructor(path: string, lock: DataDirLock, journal: Journal) {
+  private constructor(path: string, lock: DataDirLock, journal: Journal, snapshotBytes: number) {
     this.path = path;
     this.#lock = lock;
     this.#journal = journal;
+    this.#snapshotBytes = snapshotBytes;
   }
 
   /**
@@ -69,7 +72,7 @@ export class DataDir {
       removeSnapshotLeftovers(snapshot);
       readSnapshot(snapshot, replay);
       const journal = Journal.open(join(path, JOURNAL_FILE), replay, { fileSystem: options.fileSystem, warn });
-      dataDir = new DataDir(path, lock, journal);
+      dataDir = new DataDir(path, lock, journal, fileBytes(snapshot));
       return dataDir;
     } catch (error) {
       await lock.release();
@@ -80,6 +83,16 @@ export class DataDir {
   /** Entries in the journal since the last compaction. */
   get journalEntryCount(): number {
     return this.#journal.entryCount;
+  }
+
+  /** Bytes of the journal since the last compaction. */
+  get journalBytes(): number {
+    return this.#journal.byteLength;
+  }
+
+  /** Bytes of the snapshot: the state as of the last compaction (or as found at open). */
+  get snapshotBytes(): number {
+    return this.#snapshotBytes;
   }
 
   /**
@@ -108,7 +121,9 @@ export class DataDir {
    */
   compact(state: Iterable<JournalEntry>): void {
     if (this.#fence) throw this.#fence;
-    writeSnapshot(join(this.path, SNAPSHOT_FILE), state);
+    const snapshot = join(this.path, SNAPSHOT_FILE);
+    writeSnapshot(snapshot, state);
+    this.#snapshotBytes = fileBytes(snapshot);
     this.#journal.reset();
   }
 
@@ -125,4 +140,9 @@ export class DataDir {
       { cause: error },
     );
   }
+}
+
+/** Size of the file at `path` in bytes; 0 when it does not exist. */
+function fileBytes(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
 }

@@ -25,6 +25,13 @@ export interface EmbeddedStoreOptions {
    */
   compactionMinEntries?: number;
   /**
+   * Journal bytes below which no compaction happens for the journal's size (default
+   * {@link DEFAULT_COMPACTION_MIN_BYTES}, 64 MiB). Past it, the journal is compacted once it is more
+   * than 4 times the size of the snapshot (the state as of the last compaction), so that large
+   * rewritten documents (each patch journals the changed fields whole) cannot grow it without end.
+   */
+  compactionMinBytes?: number;
+  /**
    * Timings of the data-directory lock in milliseconds (`staleMs` default 10 000, `updateMs`,
    * `waitMs`, `retryIntervalMs`; see data-dir-lock.ts). Tests shorten them.
    */
@@ -36,7 +43,16 @@ export interface EmbeddedStoreOptions {
 }
 
 const DEFAULT_COMPACTION_MIN_ENTRIES = 10_000;
+/** Default of {@link EmbeddedStoreOptions.compactionMinBytes} (`SWITCHYARD_COMPACT_JOURNAL_BYTES`): 64 MiB. */
+export const DEFAULT_COMPACTION_MIN_BYTES = 64 * 1024 * 1024;
+/** The journal is compacted past this many entries per live document, or this many times the snapshot's bytes. */
 const COMPACTION_RATIO = 4;
+
+/** When the journal is compacted (see {@link EmbeddedStoreOptions}). */
+interface CompactionThresholds {
+  minEntries: number;
+  minBytes: number;
+}
 
 /**
  * Opens the embedded store. With a `dataDir`, locks it and loads its snapshot and journal; a
@@ -47,9 +63,12 @@ const COMPACTION_RATIO = 4;
  * line, byte offset and the repair command when its files are corrupt, and fs errors.
  */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<DocumentStore> {
-  const minEntries = options.compactionMinEntries ?? DEFAULT_COMPACTION_MIN_ENTRIES;
+  const thresholds: CompactionThresholds = {
+    minEntries: options.compactionMinEntries ?? DEFAULT_COMPACTION_MIN_ENTRIES,
+    minBytes: options.compactionMinBytes ?? DEFAULT_COMPACTION_MIN_BYTES,
+  };
   const warn = options.onWarning ?? processWarning;
-  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), minEntries, warn);
+  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), thresholds, warn);
   const loaded = new Map<string, LoadedCollection>();
   const dataDir = await DataDir.open(options.dataDir, (entry) => replay(loaded, entry), {
     lock: options.lock,
@@ -57,7 +76,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     warn,
   });
   try {
-    return new EmbeddedStore(dataDir, loaded, minEntries, warn);
+    return new EmbeddedStore(dataDir, loaded, thresholds, warn);
   } catch (error) {
     await dataDir.close();
     throw new Error(`embedded store in ${options.dataDir} holds inconsistent data: ${(error as Error).message}`, { cause: error });
@@ -100,19 +119,22 @@ class EmbeddedStore implements DocumentStore {
   readonly backend = 'embedded';
   readonly #dataDir: DataDir | null;
   readonly #collections = new Map<string, EmbeddedCollection>();
-  readonly #compactionMinEntries: number;
+  readonly #thresholds: CompactionThresholds;
   readonly #warn: WarningSink;
   /** The journal's group commit; undefined in memory (changes are applied at once, nothing to wait for). */
   readonly #group: GroupCommit | undefined;
-  /** Journal size before which no compaction is attempted again (raised after a failure). */
+  /** Journal entries before which no compaction is attempted again (raised after a failure). */
   #compactionFloor: number;
+  /** Journal bytes before which no compaction is attempted again for the journal's size (raised after a failure). */
+  #compactionBytesFloor: number;
   #closed = false;
 
-  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, compactionMinEntries: number, warn: WarningSink) {
+  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, thresholds: CompactionThresholds, warn: WarningSink) {
     this.#dataDir = dataDir;
     this.#warn = warn;
-    this.#compactionMinEntries = compactionMinEntries;
-    this.#compactionFloor = compactionMinEntries;
+    this.#thresholds = thresholds;
+    this.#compactionFloor = thresholds.minEntries;
+    this.#compactionBytesFloor = thresholds.minBytes;
     this.#group = dataDir ? new GroupCommit((lines, count) => dataDir.appendLines(lines, count), () => this.#compactIfDue()) : undefined;
     for (const [name, { documents, indexes }] of loaded) {
       this.#collections.set(name, new EmbeddedCollection(name, this.#log, documents, indexes.values()));
@@ -162,14 +184,27 @@ class EmbeddedStore implements DocumentStore {
     settle: (operation) => (this.#group ? this.#group.settle(operation) : settleNow(operation)),
   };
 
-  /** Compacts when the journal is long relative to the state; a failure (e.g. a full disk) is reported as a warning and retried later. */
+  /**
+   * Compacts when the journal is long relative to the state, by entries (past `minEntries` and 4
+   * entries per live document) or by bytes (past `minBytes` and 4 times the snapshot's bytes); a
+   * failure (e.g. a full disk) is reported as a warning and retried later.
+   */
   #compactIfDue(): void {
     const dataDir = this.#dataDir;
-    if (!dataDir || dataDir.journalEntryCount < this.#compactionFloor) return;
+    if (!dataDir) return;
+    if (this.#dueByBytes(dataDir) || this.#dueByEntries(dataDir)) this.#compact();
+  }
+
+  #dueByBytes(dataDir: DataDir): boolean {
+    const bytes = dataDir.journalBytes;
+    return bytes >= this.#compactionBytesFloor && bytes > COMPACTION_RATIO * dataDir.snapshotBytes;
+  }
+
+  #dueByEntries(dataDir: DataDir): boolean {
+    if (dataDir.journalEntryCount < this.#compactionFloor) return false;
     let stateSize = 0;
     for (const collection of this.#collections.values()) stateSize += collection.size;
-    if (dataDir.journalEntryCount <= COMPACTION_RATIO * stateSize) return;
-    this.#compact();
+    return dataDir.journalEntryCount > COMPACTION_RATIO * stateSize;
   }
 
   /** Rewrites the snapshot from memory and empties the journal; a failure becomes a warning and pushes the next attempt back. */
@@ -178,9 +213,11 @@ class EmbeddedStore implements DocumentStore {
     if (!dataDir) return;
     try {
       dataDir.compact(this.#stateEntries());
-      this.#compactionFloor = this.#compactionMinEntries;
+      this.#compactionFloor = this.#thresholds.minEntries;
+      this.#compactionBytesFloor = this.#thresholds.minBytes;
     } catch (error) {
-      this.#compactionFloor = dataDir.journalEntryCount + this.#compactionMinEntries;
+      this.#compactionFloor = dataDir.journalEntryCount + this.#thresholds.minEntries;
+      this.#compactionBytesFloor = dataDir.journalBytes + this.#thresholds.minBytes;
       this.#warn(`embedded store: compaction of ${dataDir.path} failed; the journal keeps growing (${(error as Error).message})`);
     }
   }

@@ -109,6 +109,11 @@ export class Journal {
     return this.#entryCount;
   }
 
+  /** Bytes of the journal's complete entries since it was last {@link reset} (the file's size when clean). */
+  get byteLength(): number {
+    return this.#length;
+  }
+
   /**
    * Appends `lines`, `count` encoded entries each ending in a newline (see
    * {@link encodeJournalLine}), durably (see the module comment), in one write: all of them or,

@@ -351,14 +351,18 @@ export class WorkflowRuns {
   /**
    * Adds a requirement raised by no traversal (a human request, phase `ask`) to a run that has not
    * ended, whoever executes it: no lease needed (the run's owner is busy executing the step that
-   * asks). Unless one with the same `gateKey` exists. Returns the run with it, or null when the run
-   * does not exist, has ended, or already has that key.
+   * asks). Unless one with the same `gateKey` exists. With `expectedCount`, only while the run
+   * holds exactly that many requirements (a compare-and-set: the caller checked the run's bounds on
+   * that state, and requirements are only ever appended). Returns the run with it, or null when the
+   * run does not exist, has ended, already has that key, or holds another number of requirements.
    */
-  async addRequirementToLiveRun(runId: string, requirement: RequirementRecord, now: Date): Promise<RunRecord | null> {
-    const doc = await this.collection.findOneAndUpdate(
-      { _id: oid(runId), status: { $nin: [...TERMINAL_RUN_STATUSES] }, 'pending_requirements.gate_key': { $ne: requirement.gateKey } },
-      { $push: { pending_requirements: toDocument(requirement) }, $set: { updated_at: now } },
-    );
+  async addRequirementToLiveRun(runId: string, requirement: RequirementRecord, now: Date, expectedCount?: number): Promise<RunRecord | null> {
+    const filter: Document = { _id: oid(runId), status: { $nin: [...TERMINAL_RUN_STATUSES] }, 'pending_requirements.gate_key': { $ne: requirement.gateKey } };
+    if (expectedCount !== undefined) {
+      filter[`pending_requirements.${expectedCount}`] = { $exists: false };
+      if (expectedCount > 0) filter[`pending_requirements.${expectedCount - 1}`] = { $exists: true };
+    }
+    const doc = await this.collection.findOneAndUpdate(filter, { $push: { pending_requirements: toDocument(requirement) }, $set: { updated_at: now } });
     return doc ? toRecord(doc) : null;
   }
 
