@@ -5,7 +5,7 @@ import { OPENAPI_FILE, renderOpenApi } from '../src/openapi.ts';
 import { openApiDocument, operations, schemaCompiler, schemaLocations } from './openapi-document.ts';
 
 /** The operations counted by a per-client rate limit (plugins/rate-limits.ts). */
-const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest'];
+const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest', 'createWorkflow', 'updateWorkflow', 'validateWorkflow'];
 
 describe('openapi/openapi.json', () => {
   it('matches the routes (regenerate with `npm run openapi`)', async () => {
