@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
 import { DEFAULT_MAX_NODES } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
+import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 
 /** The example executor registry shipped with the repository (used when SWITCHYARD_EXECUTORS is unset). */
@@ -55,6 +56,10 @@ export interface ServiceConfig {
   auth: AuthConfig;
   /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
   downstreamToken: Omit<HmacTokenMinterOptions, 'clock'> | null;
+  /** Executor calls in flight at most in this instance (`SWITCHYARD_MAX_CONCURRENT_CALLS`); more wait for a slot. */
+  maxConcurrentCalls: number;
+  /** Executor calls in flight at most to one origin / agent / MCP server (`SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN`); also HTTP sockets per origin. */
+  maxConcurrentCallsPerOrigin: number;
 }
 
 /** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
@@ -91,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimitApprovalsPerMinute: integer(env, 'SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE', DEFAULT_APPROVALS_PER_MINUTE, 0, MAX_PER_MINUTE),
     auth: authConfig(env),
     downstreamToken: downstreamTokenConfig(env),
+    maxConcurrentCalls: integer(env, 'SWITCHYARD_MAX_CONCURRENT_CALLS', DEFAULT_MAX_CONCURRENT_CALLS, 1, 100_000),
+    maxConcurrentCallsPerOrigin: integer(env, 'SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN', DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, 1, 100_000),
   };
   // A downstream token signed with the API's own key would let every webhook, agent or MCP server
   // that receives one call this API as the user.

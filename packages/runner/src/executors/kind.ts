@@ -89,6 +89,13 @@ export interface KindContext {
   servers: ReadonlyMap<string, McpServerTarget>;
   /** The registry's logger (not redacting: each kind redacts its own secrets). */
   logger: ExecutorLogger;
+  /**
+   * The output limit, bytes of JSON (`SWITCHYARD_MAX_OUTPUT_BYTES`): answers are read up to
+   * `answerReadLimit(maxOutputBytes)` only (`answer-limit.ts`).
+   */
+  maxOutputBytes: number;
+  /** Most sockets an HTTP agent of the kind opens to one origin (the per-target call cap). */
+  connectionsPerOrigin: number;
 }
 
 /** The executors of one kind within one registry, and what they share. */

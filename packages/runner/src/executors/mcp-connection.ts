@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import runnerPackage from '../../package.json' with { type: 'json' };
+import { AnswerTooLargeError, answerReadLimit } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { createServerTransport, describeTarget } from './mcp-transport.ts';
@@ -29,6 +30,12 @@ export interface McpConnectionOptions {
   redactor: Redactor;
   /** Called once when the connection ends, whether closed by us or lost (process exit, error). */
   onClose: (connection: McpConnection) => void;
+  /**
+   * The output limit, bytes: what the transport reads of one answer is bounded by
+   * `answerReadLimit(maxOutputBytes)` (see `mcp-transport.ts`). Over stdio, a message over it
+   * closes the connection and every call in flight on it fails with {@link McpConnection.oversized}.
+   */
+  maxOutputBytes: number;
 }
 
 const CLIENT_INFO = { name: 'switchyard', version: runnerPackage.version };
@@ -45,16 +52,25 @@ export class McpConnection {
   #connected = false;
   #closing = false;
   #closed = false;
+  #oversized: AnswerTooLargeError | undefined;
 
   private constructor(server: string, target: McpServerTarget, options: McpConnectionOptions) {
     this.server = server;
     this.#logger = options.logger;
-    this.#transport = createServerTransport(server, target, options.logger, options.redactor);
+    this.#transport = createServerTransport(server, target, options.logger, options.redactor, options.maxOutputBytes);
     this.client = new Client(CLIENT_INFO, {
       // Tool lists are cached; a server that announces a change gets re-listed on the next call.
       listChanged: { tools: { autoRefresh: false, onChanged: () => this.#forgetTools() } },
     });
-    this.client.onerror = (error) => this.#logger.warn({ server, err: error }, 'MCP transport error');
+    this.client.onerror = (error) => {
+      this.#logger.warn({ server, err: error }, 'MCP transport error');
+      // The SDK's stdio read buffer overflowed: one message over the read limit. The buffer was
+      // dropped mid-message, so the stream cannot be trusted any more: close it, failing what waits.
+      if (this.#oversized === undefined && /ReadBuffer exceeded maximum size/.test(errorMessage(error))) {
+        this.#oversized = new AnswerTooLargeError(`MCP server "${server}" answer`, options.maxOutputBytes, answerReadLimit(options.maxOutputBytes), { server });
+        void this.close();
+      }
+    };
     this.client.onclose = () => {
       this.#closed = true;
       if (this.#connected && !this.#closing) {
@@ -87,6 +103,14 @@ export class McpConnection {
     }
     connection.#connected = true;
     return connection;
+  }
+
+  /**
+   * Set when the server sent a stdio message over the read limit (the connection was closed then):
+   * the error every call that was in flight on it fails with.
+   */
+  get oversized(): AnswerTooLargeError | undefined {
+    return this.#oversized;
   }
 
   /** True once the connection has ended; a closed connection is never reused. */
