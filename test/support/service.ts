@@ -80,6 +80,8 @@ export interface StartOptions {
   registryFile?: string;
   /** Mints each executor call's downstream token (default: none, as without a signing key). */
   downstreamTokens?: DownstreamTokenMinter;
+  /** More configuration variables for `loadConfig` (e.g. `SWITCHYARD_LEASE_MS`); they win over the defaults above. */
+  config?: Record<string, string>;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -234,6 +236,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       DATA_DIR: dataDir,
       SWITCHYARD_EXECUTORS: options.registryFile ?? EXAMPLE_REGISTRY,
       SWITCHYARD_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 50),
+      ...options.config,
     });
     const services = await openServices(config, pino({ level: 'silent' }), {
       store,
