@@ -100,7 +100,7 @@ export class CallLimiter {
     this.#all = new Semaphore(this.maxCalls);
   }
 
-  /** Calls in flight to `target` (0 for a target never called). */
+  /** Calls holding a slot of `target`: running, or waiting for an instance slot (0 for a target not called now). */
   active(target: string): number {
     return this.#targets.get(target)?.active ?? 0;
   }
