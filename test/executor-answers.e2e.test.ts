@@ -23,12 +23,12 @@ import { CANVAS, TERMINAL, startService, uniqueName, type TestService } from './
 const ANSWER_BYTES = 16 * 1024 * 1024;
 const RUNS = 10;
 /** How long waves of RUNS parallel runs go on, ms: long enough for a few hundred /livez samples under load. */
-const LOAD_MS = 5_000;
+const LOAD_MS = 8_000;
 /**
  * Pause between two waves, ms: ten runs at a time as the issue describes, not a service saturated
  * by the test's own back-to-back waves (each run's store work and the test's reads share the loop).
  */
-const PAUSE_MS = 200;
+const PAUSE_MS = 250;
 
 /**
  * The webhook's code, run in a child process (a remote server does not share the service's event
