@@ -28,7 +28,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
 import { callScope } from '../downstream-token.ts';
-import { abortable, abortedError, formatSeconds } from './abort.ts';
+import { abortable, abortedError, formatSeconds, linkedAbortController } from './abort.ts';
 import { AnswerWatch, answerScope } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import { defineKind, entrySchema } from './kind.ts';
@@ -142,17 +142,20 @@ export function createMcpExecutor(
     // Over HTTP the request carries this call's downstream token (`attempt` runs in its scope).
     // An answer over the read limit (over HTTP) trips `watch`, which also ends the request.
     const watch = new AnswerWatch();
+    const { controller, unlink } = linkedAbortController([request.signal, watch.signal]);
     let result: CallToolResult;
     try {
       result = (await answerScope.run(watch, () =>
         connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
-          signal: AbortSignal.any([request.signal, watch.signal]),
+          signal: controller.signal,
           // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
           timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
         }),
       )) as CallToolResult;
     } catch (error) {
       throw watch.error ?? error;
+    } finally {
+      unlink();
     }
     if (result.isError === true) {
       throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
