@@ -48,13 +48,16 @@ async function tooLarge(promise: Promise<unknown>, what: string): Promise<Execut
   return failure;
 }
 
-/** A stateless MCP server over Streamable HTTP with tool `text({ bytes })`; JSON answers, or SSE when `sse`. */
-async function mcpHttpServer(sse: boolean): Promise<HttpServer> {
+/**
+ * A stateless MCP server over Streamable HTTP with tool `text({ bytes })`; JSON answers, or SSE
+ * when `sse`; with `bigList`, its tool list is over any read limit (a description of BIG characters).
+ */
+async function mcpHttpServer(sse: boolean, bigList = false): Promise<HttpServer> {
   const http = createServer((req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const server = new Server({ name: 'big-answer', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: 'text', inputSchema: { type: 'object', properties: { bytes: { type: 'number' } }, required: ['bytes'] } }],
+      tools: [{ name: 'text', ...(bigList ? { description: 'd'.repeat(BIG) } : {}), inputSchema: { type: 'object', properties: { bytes: { type: 'number' } }, required: ['bytes'] } }],
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: 'text', text: 'x'.repeat(Number(request.params.arguments?.['bytes'])) }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
@@ -97,6 +100,7 @@ let streaming: TestAgent;
 let blocking: TestAgent;
 let mcpJson: HttpServer;
 let mcpSse: HttpServer;
+let mcpBigList: HttpServer;
 let registry: ExecutorRegistry;
 
 beforeAll(async () => {
@@ -105,12 +109,14 @@ beforeAll(async () => {
   blocking = await startAgent({ name: 'Blocking', streaming: false, behaviour: bigArtifact });
   mcpJson = await mcpHttpServer(false);
   mcpSse = await mcpHttpServer(true);
+  mcpBigList = await mcpHttpServer(true, true);
   const port = (server: HttpServer) => (server.address() as AddressInfo).port;
   registry = createExecutorRegistry(
     {
       mcpServers: {
         json: { url: `http://127.0.0.1:${port(mcpJson)}/mcp` },
         sse: { url: `http://127.0.0.1:${port(mcpSse)}/mcp` },
+        'big-list': { url: `http://127.0.0.1:${port(mcpBigList)}/mcp` },
         stdio: { command: process.execPath, args: [BIG_ANSWER_SERVER] },
       },
       executors: {
@@ -120,6 +126,7 @@ beforeAll(async () => {
         'mcp-json': { kind: 'mcp', server: 'json', tool: 'text' },
         'mcp-sse': { kind: 'mcp', server: 'sse', tool: 'text' },
         'mcp-stdio': { kind: 'mcp', server: 'stdio', tool: 'text' },
+        'mcp-big-list': { kind: 'mcp', server: 'big-list', tool: 'text' },
       },
     },
     { baseDir: '.', env: {}, maxOutputBytes: MAX_OUTPUT_BYTES },
@@ -133,6 +140,7 @@ afterAll(async () => {
   await blocking?.close();
   await stop(mcpJson);
   await stop(mcpSse);
+  await stop(mcpBigList);
 });
 
 describe('http: a JSON answer', () => {
@@ -170,6 +178,11 @@ describe('mcp: a tool result', () => {
   it.each(['json', 'sse'])('over Streamable HTTP (%s) fails the call; a small one after it works', async (mode) => {
     await tooLarge(registry.get(`mcp-${mode}`).invoke(call({ bytes: BIG })), `MCP server "${mode}" answer`);
     await expect(registry.get(`mcp-${mode}`).invoke(call({ bytes: 10 }))).resolves.toEqual({ content: [{ type: 'text', text: 'x'.repeat(10) }] });
+  });
+
+  it('a tool list over the limit (SSE) fails the call at once, and again on the next call', async () => {
+    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer');
+    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer');
   });
 
   it('over stdio closes the connection and fails the call; the next call reconnects', async () => {

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import runnerPackage from '../../package.json' with { type: 'json' };
-import { AnswerTooLargeError, answerReadLimit } from './answer-limit.ts';
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, answerScope } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
 import { createServerTransport, describeTarget } from './mcp-transport.ts';
@@ -155,15 +155,27 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Lists every page of tools. A page over the read limit (over HTTP) trips this listing's own
+   * watch, which ends its request: the listing rejects with the AnswerTooLargeError instead of
+   * waiting forever for an answer that was cut off (shared by every call waiting for the list).
+   */
   async #listTools(): Promise<ReadonlyMap<string, Tool>> {
-    const tools = new Map<string, Tool>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
-      for (const tool of page.tools) tools.set(tool.name, tool);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+    const watch = new AnswerWatch();
+    try {
+      return await answerScope.run(watch, async () => {
+        const tools = new Map<string, Tool>();
+        let cursor: string | undefined;
+        do {
+          const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { signal: watch.signal });
+          for (const tool of page.tools) tools.set(tool.name, tool);
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        return tools;
+      });
+    } catch (error) {
+      throw watch.error ?? error;
+    }
   }
 
   #validator(tool: Tool): ArgumentValidator | undefined {
