@@ -151,17 +151,47 @@ export interface BoundedFetchOptions {
  */
 export function boundedFetch<I>(fetchImpl: (input: I, init?: RequestInit) => Promise<Response>, options: BoundedFetchOptions): (input: I, init?: RequestInit) => Promise<Response> {
   const limit = answerReadLimit(options.maxOutputBytes);
-  return async (input, init) => {
+  return countedFetch(fetchImpl, limit, () => {
     const guard = options.guard?.();
-    const response = await fetchImpl(input, init);
-    if (response.body === null) return response;
-    const perEvent = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
-    const counter = countingStream(limit, perEvent, (bytesRead) => {
+    return (bytesRead) => {
       const error = new AnswerTooLargeError(options.what, options.maxOutputBytes, bytesRead);
       guard?.tripped(error);
       return error;
-    });
-    return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  });
+}
+
+/** Most bytes of an A2A agent card read (256 KiB; cards list a few skills): a larger one is refused unparsed. */
+export const MAX_AGENT_CARD_BYTES = 256 * 1024;
+
+/**
+ * `fetchImpl` for agent cards: a body over {@link MAX_AGENT_CARD_BYTES} errors with an
+ * ExecutorError (not retryable) `A2A agent card exceeds 262144 bytes: read stopped at <n> bytes`,
+ * and the connection is closed.
+ */
+export function agentCardFetch<I>(fetchImpl: (input: I, init?: RequestInit) => Promise<Response>): (input: I, init?: RequestInit) => Promise<Response> {
+  return countedFetch(fetchImpl, MAX_AGENT_CARD_BYTES, () => (bytesRead) =>
+    new ExecutorError(`A2A agent card exceeds ${MAX_AGENT_CARD_BYTES} bytes: read stopped at ${bytesRead} bytes`, { retryable: false, details: { bytesRead, limit: MAX_AGENT_CARD_BYTES } }),
+  );
+}
+
+/**
+ * `fetchImpl` whose response bodies error past `limit` bytes (per event for an event-stream, see
+ * {@link countingStream}) with the error `exceeded()` makes of the bytes read; `exceeded` is asked
+ * for when the request is sent (so that it may capture the sender's async context).
+ */
+function countedFetch<I>(
+  fetchImpl: (input: I, init?: RequestInit) => Promise<Response>,
+  limit: number,
+  exceeded: () => (bytesRead: number) => Error,
+): (input: I, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const onExceeded = exceeded();
+    const response = await fetchImpl(input, init);
+    if (response.body === null) return response;
+    const perEvent = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
+    const counted = response.body.pipeThrough(countingStream(limit, perEvent, onExceeded));
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 

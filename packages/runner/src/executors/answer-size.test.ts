@@ -15,7 +15,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, textPart, type Behaviour, type TestAgent } from '../../../../test/support/a2a-agents.ts';
 import { WebhookServer, text } from '../testing/webhook-server.ts';
-import { answerReadLimit } from './answer-limit.ts';
+import { MAX_AGENT_CARD_BYTES, answerReadLimit } from './answer-limit.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';
@@ -96,6 +96,8 @@ const manyArtifacts: Behaviour = async (turn) => {
 };
 
 let webhook: WebhookServer;
+/** Serves an agent card far over MAX_AGENT_CARD_BYTES at any path. */
+let hugeCard: WebhookServer;
 let streaming: TestAgent;
 let blocking: TestAgent;
 let mcpJson: HttpServer;
@@ -105,6 +107,8 @@ let registry: ExecutorRegistry;
 
 beforeAll(async () => {
   webhook = await WebhookServer.start();
+  hugeCard = await WebhookServer.start();
+  hugeCard.respond(text(200, JSON.stringify({ name: 'Huge', description: 'd'.repeat(BIG) }), {}, 'application/json'));
   streaming = await startAgent({ name: 'Streaming', behaviour: bigArtifact });
   blocking = await startAgent({ name: 'Blocking', streaming: false, behaviour: bigArtifact });
   mcpJson = await mcpHttpServer(false);
@@ -123,6 +127,7 @@ beforeAll(async () => {
         hook: { kind: 'http', url: webhook.url('/hook') },
         streaming: { kind: 'a2a', url: streaming.url },
         blocking: { kind: 'a2a', url: blocking.url },
+        'huge-card': { kind: 'a2a', url: hugeCard.url('/agent') },
         'mcp-json': { kind: 'mcp', server: 'json', tool: 'text' },
         'mcp-sse': { kind: 'mcp', server: 'sse', tool: 'text' },
         'mcp-stdio': { kind: 'mcp', server: 'stdio', tool: 'text' },
@@ -136,6 +141,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close();
   await webhook?.close();
+  await hugeCard?.close();
   await streaming?.close();
   await blocking?.close();
   await stop(mcpJson);
@@ -161,6 +167,14 @@ describe('a2a: an agent answer', () => {
 
   it('over the limit as one JSON answer (no streaming) fails the call', async () => {
     await tooLarge(registry.get('blocking').invoke(call({ text: 'hi' })), 'A2A agent answer');
+  });
+
+  it('card over MAX_AGENT_CARD_BYTES fails the call unparsed', async () => {
+    const error: unknown = await registry.get('huge-card').invoke(call({ text: 'hi' })).then(() => undefined, (reason: unknown) => reason);
+    expect(error).toBeInstanceOf(ExecutorError);
+    expect((error as ExecutorError).message).toMatch(new RegExp(`^A2A agent card exceeds ${MAX_AGENT_CARD_BYTES} bytes: read stopped at \\d+ bytes$`));
+    expect((error as ExecutorError).retryable).toBe(false);
+    expect(hugeCard.requests.map((request) => request.url)).toEqual(['/agent/.well-known/agent-card.json']);
   });
 
   it('made of many small events is read to its end', async () => {
