@@ -57,6 +57,8 @@ describe('answerReadLimit', () => {
   it('is the output limit plus a quarter, at least 64 KiB more', () => {
     expect(answerReadLimit(1024 * 1024)).toBe(1024 * 1024 + 256 * 1024);
     expect(answerReadLimit(1024)).toBe(1024 + MIN_ANSWER_MARGIN_BYTES);
+    // An answer that carries its output twice (MCP structured content) gets twice the room.
+    expect(answerReadLimit(1024 * 1024, 2)).toBe(2 * 1024 * 1024 + 512 * 1024);
   });
 });
 

@@ -11,7 +11,8 @@
  *   lines), so a long stream of small events stays readable while no single event may pass the
  *   limit; what a kind keeps of many events is its own business (see `a2a.ts`).
  *
- * The limit is `maxOutputBytes` (`SWITCHYARD_MAX_OUTPUT_BYTES`, bytes of an output's JSON text)
+ * The limit is `maxOutputBytes` (`SWITCHYARD_MAX_OUTPUT_BYTES`, bytes of an output's JSON text;
+ * twice that for MCP results, see {@link answerReadLimit})
  * plus a margin of a quarter of it, at least {@link MIN_ANSWER_MARGIN_BYTES}: the JSON text of an
  * answer is about the JSON size of the output made of it, give or take the envelope (JSON-RPC, an
  * A2A task, MCP content blocks) and whitespace. An answer within the margin is parsed and then
@@ -29,10 +30,14 @@ export const ANSWER_MARGIN_FRACTION = 0.25;
 
 /**
  * Most bytes of one answer (or of one event of a streamed answer) read for an output limit of
- * `maxOutputBytes` bytes: `maxOutputBytes + max(64 KiB, ceil(maxOutputBytes / 4))`.
+ * `maxOutputBytes` bytes: `kept + max(64 KiB, ceil(kept / 4))` where `kept = copies *
+ * maxOutputBytes`. `copies`: how many times an answer may legitimately carry the output made of
+ * it (1; 2 for MCP results, whose structured content comes twice: as itself and as its JSON text
+ * in a content block, as the MCP specification recommends).
  */
-export function answerReadLimit(maxOutputBytes: number): number {
-  return maxOutputBytes + Math.max(MIN_ANSWER_MARGIN_BYTES, Math.ceil(maxOutputBytes * ANSWER_MARGIN_FRACTION));
+export function answerReadLimit(maxOutputBytes: number, copies = 1): number {
+  const kept = copies * maxOutputBytes;
+  return kept + Math.max(MIN_ANSWER_MARGIN_BYTES, Math.ceil(kept * ANSWER_MARGIN_FRACTION));
 }
 
 /**
@@ -48,11 +53,12 @@ export class AnswerTooLargeError extends ExecutorError {
   /**
    * `what`: the answer's sender for the message, e.g. `webhook answer`, `A2A agent answer`.
    * Message: `<what> exceeds SWITCHYARD_MAX_OUTPUT_BYTES (<max> bytes): read stopped at <n> bytes`.
+   * `copies`: as for {@link answerReadLimit} (the read limit reported in `details.readLimit`).
    */
-  constructor(what: string, maxOutputBytes: number, bytesRead: number, details?: Record<string, unknown>) {
+  constructor(what: string, maxOutputBytes: number, bytesRead: number, details?: Record<string, unknown>, copies = 1) {
     super(`${what} exceeds SWITCHYARD_MAX_OUTPUT_BYTES (${maxOutputBytes} bytes): read stopped at ${bytesRead} bytes`, {
       retryable: false,
-      details: { ...details, maxOutputBytes, bytesRead, readLimit: answerReadLimit(maxOutputBytes) },
+      details: { ...details, maxOutputBytes, bytesRead, readLimit: answerReadLimit(maxOutputBytes, copies) },
     });
     this.bytesRead = bytesRead;
     this.maxOutputBytes = maxOutputBytes;
@@ -136,6 +142,8 @@ export interface BoundedFetchOptions {
   maxOutputBytes: number;
   /** The answer's sender for the message (see {@link AnswerTooLargeError}). */
   what: string;
+  /** How many times an answer may carry its output (see {@link answerReadLimit}); default 1. */
+  copies?: number;
   /**
    * The guard to tell, looked up when a request is sent (so an async-context lookup sees the
    * context of the caller that sent it); undefined: none.
@@ -150,11 +158,11 @@ export interface BoundedFetchOptions {
  * and headers are those of the real response; responses without a body are returned as they are.
  */
 export function boundedFetch<I>(fetchImpl: (input: I, init?: RequestInit) => Promise<Response>, options: BoundedFetchOptions): (input: I, init?: RequestInit) => Promise<Response> {
-  const limit = answerReadLimit(options.maxOutputBytes);
+  const limit = answerReadLimit(options.maxOutputBytes, options.copies);
   return countedFetch(fetchImpl, limit, () => {
     const guard = options.guard?.();
     return (bytesRead) => {
-      const error = new AnswerTooLargeError(options.what, options.maxOutputBytes, bytesRead);
+      const error = new AnswerTooLargeError(options.what, options.maxOutputBytes, bytesRead, undefined, options.copies);
       guard?.tripped(error);
       return error;
     };

@@ -22,6 +22,8 @@ import type { ExecutorCall, ExecutorRegistry } from './types.ts';
 
 const MAX_OUTPUT_BYTES = 1024;
 const READ_LIMIT = answerReadLimit(MAX_OUTPUT_BYTES);
+/** MCP results may carry their output twice (structured content and its JSON text). */
+const MCP_READ_LIMIT = answerReadLimit(MAX_OUTPUT_BYTES, 2);
 /** Characters of an answer too large: the read stops long before its end. */
 const BIG = 4 * 1024 * 1024;
 
@@ -35,15 +37,15 @@ function call(args: Record<string, unknown> = {}): ExecutorCall {
  * The rejection of `promise`: the error of an answer over the limit from `what` (as the executor's
  * redaction passes it on: an ExecutorError with the same message and details), stopped past the read limit.
  */
-async function tooLarge(promise: Promise<unknown>, what: string): Promise<ExecutorError> {
+async function tooLarge(promise: Promise<unknown>, what: string, readLimit = READ_LIMIT): Promise<ExecutorError> {
   const error: unknown = await promise.then(() => undefined, (reason: unknown) => reason);
   expect(error).toBeInstanceOf(ExecutorError);
   const failure = error as ExecutorError;
   const stopped = new RegExp(`^${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} exceeds SWITCHYARD_MAX_OUTPUT_BYTES \\(1024 bytes\\): read stopped at (\\d+) bytes$`).exec(failure.message);
   expect(stopped, failure.message).not.toBeNull();
-  expect(Number(stopped![1])).toBeGreaterThanOrEqual(READ_LIMIT);
+  expect(Number(stopped![1])).toBeGreaterThanOrEqual(readLimit);
   expect(Number(stopped![1])).toBeLessThan(1024 * 1024);
-  expect(failure.details).toMatchObject({ maxOutputBytes: MAX_OUTPUT_BYTES, readLimit: READ_LIMIT, bytesRead: Number(stopped![1]) });
+  expect(failure.details).toMatchObject({ maxOutputBytes: MAX_OUTPUT_BYTES, readLimit, bytesRead: Number(stopped![1]) });
   expect(failure.retryable).toBe(false);
   return failure;
 }
@@ -190,17 +192,17 @@ describe('a2a: an agent answer', () => {
 
 describe('mcp: a tool result', () => {
   it.each(['json', 'sse'])('over Streamable HTTP (%s) fails the call; a small one after it works', async (mode) => {
-    await tooLarge(registry.get(`mcp-${mode}`).invoke(call({ bytes: BIG })), `MCP server "${mode}" answer`);
+    await tooLarge(registry.get(`mcp-${mode}`).invoke(call({ bytes: BIG })), `MCP server "${mode}" answer`, MCP_READ_LIMIT);
     await expect(registry.get(`mcp-${mode}`).invoke(call({ bytes: 10 }))).resolves.toEqual({ content: [{ type: 'text', text: 'x'.repeat(10) }] });
   });
 
   it('a tool list over the limit (SSE) fails the call at once, and again on the next call', async () => {
-    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer');
-    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer');
+    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer', MCP_READ_LIMIT);
+    await tooLarge(registry.get('mcp-big-list').invoke(call({ bytes: 10 })), 'MCP server "big-list" answer', MCP_READ_LIMIT);
   });
 
   it('over stdio closes the connection and fails the call; the next call reconnects', async () => {
-    await tooLarge(registry.get('mcp-stdio').invoke(call({ bytes: BIG })), 'MCP server "stdio" answer');
+    await tooLarge(registry.get('mcp-stdio').invoke(call({ bytes: BIG })), 'MCP server "stdio" answer', MCP_READ_LIMIT);
     await expect(registry.get('mcp-stdio').invoke(call({ bytes: 10 }))).resolves.toEqual({ content: [{ type: 'text', text: 'x'.repeat(10) }] });
   });
 });

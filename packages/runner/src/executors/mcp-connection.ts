@@ -8,7 +8,7 @@ import runnerPackage from '../../package.json' with { type: 'json' };
 import { AnswerTooLargeError, AnswerWatch, answerReadLimit, answerScope } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { createServerTransport, describeTarget } from './mcp-transport.ts';
+import { MCP_ANSWER_COPIES, createServerTransport, describeTarget } from './mcp-transport.ts';
 import type { ServerTransport } from './mcp-transport.ts';
 import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
@@ -32,7 +32,7 @@ export interface McpConnectionOptions {
   onClose: (connection: McpConnection) => void;
   /**
    * The output limit, bytes: what the transport reads of one answer is bounded by
-   * `answerReadLimit(maxOutputBytes)` (see `mcp-transport.ts`). Over stdio, a message over it
+   * `answerReadLimit(maxOutputBytes, MCP_ANSWER_COPIES)` (see `mcp-transport.ts`). Over stdio, a message over it
    * closes the connection and every call in flight on it fails with {@link McpConnection.oversized}.
    */
   maxOutputBytes: number;
@@ -67,7 +67,8 @@ export class McpConnection {
       // The SDK's stdio read buffer overflowed: one message over the read limit. The buffer was
       // dropped mid-message, so the stream cannot be trusted any more: close it, failing what waits.
       if (this.#oversized === undefined && /ReadBuffer exceeded maximum size/.test(errorMessage(error))) {
-        this.#oversized = new AnswerTooLargeError(`MCP server "${server}" answer`, options.maxOutputBytes, answerReadLimit(options.maxOutputBytes), { server });
+        const limit = answerReadLimit(options.maxOutputBytes, MCP_ANSWER_COPIES);
+        this.#oversized = new AnswerTooLargeError(`MCP server "${server}" answer`, options.maxOutputBytes, limit, { server }, MCP_ANSWER_COPIES);
         void this.close();
       }
     };

@@ -5,8 +5,8 @@
  *   "timeoutSeconds"? }` (or the older `"timeoutMs"`; not both).
  * - Arguments are the step's evaluated `config`, checked against the tool's `inputSchema` first.
  * - Output snapshot: the result's `structuredContent` when present, else `{ content: [...blocks] }`.
- * - Answer size: bounded while read by `answerReadLimit(maxOutputBytes)` (`answer-limit.ts`; see
- *   `mcp-transport.ts`): over HTTP a larger response (or event) is cut off and this call fails with
+ * - Answer size: bounded while read by `answerReadLimit(maxOutputBytes, 2)` (`answer-limit.ts`:
+ *   a result may carry its structured content twice; see `mcp-transport.ts`): over HTTP a larger response (or event) is cut off and this call fails with
  *   `MCP server "<server>" answer exceeds SWITCHYARD_MAX_OUTPUT_BYTES (<max> bytes): read stopped
  *   at <n> bytes` (not retryable); over stdio a larger message closes the connection and every
  *   call in flight on it fails with that error (the byte count is then the read limit).
