@@ -120,5 +120,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;
 }

@@ -14,6 +14,7 @@ import {
   MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES,
 } from '@switchyard/domain';
 import { DEFAULT_MAX_OUTPUT_BYTES, type HmacTokenMinterOptions } from '@switchyard/runner';
+import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN } from '@switchyard/runner';
 import { AUTH_MODES, type AuthConfig, type AuthMode } from './auth/authenticator.ts';
 import { DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
 import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
@@ -71,6 +72,10 @@ export interface ServiceConfig {
   edge: EdgeConfig;
   /** Most step executions (node runs of steps, every loop iteration counted) one definition may imply. */
   maxStepExecutions: number;
+  /** Executor calls in flight at most in this instance (`SWITCHYARD_MAX_CONCURRENT_CALLS`); more wait for a slot. */
+  maxConcurrentCalls: number;
+  /** Executor calls in flight at most to one origin / agent / MCP server (`SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN`); also HTTP sockets per origin. */
+  maxConcurrentCallsPerOrigin: number;
   // Run bounds (security item 4; domain run-bounds.ts, .notes/security-run-bounds.md).
   /** Undecided human requests one run may have (`SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS`, default 100). */
   maxOpenHumanRequests: number;
@@ -155,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     humanRequestRunBudgetBytes: integer(env, 'SWITCHYARD_HUMAN_REQUEST_RUN_BUDGET_BYTES', DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES, 64 * 1024, MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES),
     maxDecisionBytes: integer(env, 'SWITCHYARD_MAX_DECISION_BYTES', DEFAULT_MAX_DECISION_BYTES, 1_024, 1024 * 1024),
     compactJournalBytes: integer(env, 'SWITCHYARD_COMPACT_JOURNAL_BYTES', DEFAULT_COMPACTION_MIN_BYTES, 1024 * 1024, 1024 ** 4),
+    maxConcurrentCalls: integer(env, 'SWITCHYARD_MAX_CONCURRENT_CALLS', DEFAULT_MAX_CONCURRENT_CALLS, 1, 100_000),
+    maxConcurrentCallsPerOrigin: integer(env, 'SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN', DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, 1, 100_000),
   };
   // A downstream token signed with the API's own key would let every webhook, agent or MCP server
   // that receives one call this API as the user.

@@ -94,7 +94,14 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     })());
   try {
     const repos = await openRepositories(store);
-    const executors = await loadExecutorRegistry({ file: config.executorsFile, logger, env: options.registryEnv ?? { ...process.env, DATA_DIR: config.dataDir } });
+    const executors = await loadExecutorRegistry({
+      file: config.executorsFile,
+      logger,
+      env: options.registryEnv ?? { ...process.env, DATA_DIR: config.dataDir },
+      maxOutputBytes: config.maxOutputBytes,
+      maxConcurrentCalls: config.maxConcurrentCalls,
+      maxConcurrentCallsPerOrigin: config.maxConcurrentCallsPerOrigin,
+    });
     opened.push(() => executors.close());
     const cel = new CelEngine();
     const engine = new RunEngine({

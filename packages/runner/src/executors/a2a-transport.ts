@@ -10,6 +10,7 @@ import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestT
 import { isJsonRpcError, type JsonRpcA2AError } from '@a2a-js/sdk/errors';
 import { downstreamAuthorization } from '../downstream-token.ts';
 import { abortable, formatSeconds } from './abort.ts';
+import { agentCardFetch } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import { SharedAgent, USER_AGENT, bodyExcerpt, lowerCaseKeys } from './http.ts';
 import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from './target-policy.ts';
@@ -76,7 +77,7 @@ export class AgentCardCache {
   async #fetch(headers: Readonly<Record<string, string>>): Promise<AgentCard> {
     const observed: Observed = { status: undefined };
     const timeout = AbortSignal.timeout(CARD_TIMEOUT_MS);
-    const resolver = cardResolver(agentFetch(this.#agent, headers, observed, timeout, this.#policy));
+    const resolver = cardResolver(agentCardFetch(agentFetch(this.#agent, headers, observed, timeout, this.#policy)));
     try {
       return await resolver.resolve(this.#cardUrl.href, '');
     } catch (error) {

@@ -51,6 +51,12 @@
  *   mediaType?, name? }`); `text` every text part of the artifacts, then of `message`, joined with
  *   `\n`; `data` the first data part's value (artifacts first) or null; `agent.url` the entry's
  *   URL without credentials or query.
+ * - Answer size: every answer is read through a counted body (`boundedFetch`, `answer-limit.ts`):
+ *   a JSON answer, or one event of a streamed (SSE) answer, over `answerReadLimit(maxOutputBytes)`
+ *   (`SWITCHYARD_MAX_OUTPUT_BYTES` plus a quarter, at least 64 KiB) stops the reading (the
+ *   connection is closed) and fails the attempt, not retryable: `A2A agent answer exceeds
+ *   SWITCHYARD_MAX_OUTPUT_BYTES (<max> bytes): read stopped at <n> bytes`. The artifact chunks of
+ *   a stream, which add up, are bounded the same way in total (measured on the parsed parts).
  * - Failures (all ExecutorError; messages name the agent as `A2A agent <origin><path>`, never the
  *   query or credentials; the agent's status message text is quoted; HTTP error bodies and
  *   JSON-RPC error messages are quoted only when they came from the URL's own origin, else only
@@ -81,10 +87,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
-import { TaskState, type AgentCard } from '@a2a-js/sdk';
+import { TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2A_ERROR_CODE, isRestError } from '@a2a-js/sdk/errors';
+import { jsonByteLength } from '@switchyard/domain';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
 import { abortedError, formatSeconds } from './abort.ts';
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, boundedFetch } from './answer-limit.ts';
 import { TaskProgress, messageRequest, outputOf, stateName, stringOf, summaryOf, textOf, type A2aOutput, type AgentSummary, type MessageRequest } from './a2a-message.ts';
 import {
   AgentCardCache,
@@ -183,20 +192,20 @@ export const a2aKind = defineKind({
     if (endpoint === undefined || allowedOrigins === undefined) return undefined;
     return { ...endpoint, allowedOrigins, token: tokenBinding(entry, endpoint.url.origin) };
   },
-  open: ({ logger, resolver }) => {
+  open: ({ logger, resolver, maxOutputBytes, connectionsPerOrigin }) => {
     // Per key: its target rules, an Agent whose connections resolve through them, and its card cache.
     const transports = new Map<string, A2aTransport>();
     const transportOf = (key: string, entry: ResolvedA2aEntry): A2aTransport => {
       let transport = transports.get(key);
       if (transport === undefined) {
         const policy = new TargetPolicy({ entryUrl: entry.url, allowedOrigins: entry.allowedOrigins ?? [], ...(resolver === undefined ? {} : { resolver }) });
-        const agent = new SharedAgent({ lookup: policy.lookup });
+        const agent = new SharedAgent({ lookup: policy.lookup, connections: connectionsPerOrigin });
         transports.set(key, (transport = { policy, agent, cards: new AgentCardCache(entry.url, agent, policy) }));
       }
       return transport;
     };
     return {
-      create: (key, entry) => createA2aExecutor(key, entry, transportOf(key, entry), logger),
+      create: (key, entry) => createA2aExecutor(key, entry, transportOf(key, entry), logger, maxOutputBytes),
       describe: (key, entry) => describeA2aEntry(entry, transportOf(key, entry).cards),
       close: async () => {
         await Promise.all([...transports.values()].map((transport) => transport.agent.close()));
@@ -232,8 +241,17 @@ export interface A2aTransport {
   cards: AgentCardCache;
 }
 
-/** Creates the `a2a` executor `key` (see the module comment); nothing connects until invoked. */
-export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeoutMs: number }, transport: A2aTransport, registryLogger: ExecutorLogger): Executor {
+/**
+ * Creates the `a2a` executor `key` (see the module comment); nothing connects until invoked.
+ * `maxOutputBytes`: the output limit, bytes, whose read limit bounds every answer (see "Answer size").
+ */
+export function createA2aExecutor(
+  key: string,
+  entry: ResolvedA2aEntry & { timeoutMs: number },
+  transport: A2aTransport,
+  registryLogger: ExecutorLogger,
+  maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES,
+): Executor {
   const { policy, agent, cards } = transport;
   const subject = agentSubject(entry.url);
   const url = baseUrlOf(entry.url);
@@ -244,7 +262,9 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     const headers = requestHeaders(entry, call.downstreamToken);
     const card = await cardFor(headers, call.signal);
     const observed: Observed = { status: undefined };
-    const client = await clientFor(card, agentFetch(agent, headers, observed, undefined, policy));
+    const oversized = new AnswerWatch();
+    const fetchImpl = boundedFetch(agentFetch(agent, headers, observed, undefined, policy), { maxOutputBytes, what: 'A2A agent answer', guard: () => oversized });
+    const client = await clientFor(card, fetchImpl);
     const progress = new TaskProgress();
     // Aborted once the answer is in, so that a stream left unread is closed.
     const finished = new AbortController();
@@ -252,6 +272,8 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
     try {
       await exchange(client, messageRequest(key, call), AbortSignal.any([call.signal, finished.signal]), progress);
     } catch (error) {
+      // Whatever the SDK made of the body that errored: the answer was too large.
+      if (oversized.error !== undefined) throw oversized.error;
       if (!call.signal.aborted) throw failure(error, observed);
       if (progress.taskId !== undefined && !progress.settled) await cancelQuietly(client, progress.taskId, call);
       throw abortedError(call.signal, subject);
@@ -281,7 +303,13 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
 
   /** Sends the message and follows the answer until the task settles (polling when the answer ends before). */
   async function exchange(client: Client, request: MessageRequest, signal: AbortSignal, progress: TaskProgress): Promise<void> {
+    // Artifact chunks add up: their total is bounded as one answer is (each event is by the fetch).
+    let artifactBytes = 0;
     for await (const event of client.sendMessageStream(request, { signal })) {
+      if (event.payload?.$case === 'artifactUpdate') {
+        artifactBytes += partsBytes(event.payload.value.artifact?.parts ?? []);
+        if (artifactBytes > answerReadLimit(maxOutputBytes)) throw new AnswerTooLargeError('A2A agent answer (artifacts of its stream)', maxOutputBytes, artifactBytes, { agent: url });
+      }
       progress.apply(event);
       if (progress.settled) return;
     }
@@ -367,8 +395,35 @@ export function createA2aExecutor(key: string, entry: ResolvedA2aEntry & { timeo
   return {
     kind: 'a2a',
     key,
+    target: entry.url.origin,
     timeoutMs: entry.timeoutMs,
     token: entry.token ?? tokenBinding({}, entry.url.origin),
     invoke: redactedInvoke(redactor, logger, 'A2A call failed', { executor: key, url }, attempt),
   };
+}
+
+/**
+ * About the bytes `parts` add to an output, measured on parts already parsed (so in time linear in
+ * what was read): text length, a data part's JSON size, raw bytes as base64, a URL's length.
+ */
+function partsBytes(parts: readonly Part[]): number {
+  let bytes = 0;
+  for (const part of parts) {
+    const content = part.content;
+    switch (content?.$case) {
+      case 'text':
+      case 'url':
+        bytes += content.value.length;
+        break;
+      case 'data':
+        bytes += jsonByteLength(content.value ?? null);
+        break;
+      case 'raw':
+        bytes += Math.ceil(content.value.byteLength / 3) * 4;
+        break;
+      default:
+        break;
+    }
+  }
+  return bytes;
 }

@@ -8,9 +8,13 @@
  * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
  *   plus the entry's headers (which may override `accept` and `content-type`), plus the call's
  *   downstream token as `Authorization: Bearer` unless the entry sets `Authorization` itself.
- * - Output snapshot: a JSON response's value (`application/json` or `*+json`; at most
- *   {@link MAX_JSON_BYTES}), else `{ status, contentType, text, truncated }` with at most
- *   {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
+ * - Output snapshot: a JSON response's value (`application/json` or `*+json`), else `{ status,
+ *   contentType, text, truncated }` with at most {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
+ * - Answer size: a JSON body is read with a byte counter and reading stops once it passed
+ *   `answerReadLimit(maxOutputBytes)` (`answer-limit.ts`: `SWITCHYARD_MAX_OUTPUT_BYTES` plus a
+ *   quarter, at least 64 KiB); the response is destroyed (its socket closed) and the attempt fails
+ *   unparsed with `webhook answer exceeds SWITCHYARD_MAX_OUTPUT_BYTES (<max> bytes): read stopped
+ *   at <n> bytes` (not retryable).
  * - Failures (all ExecutorError, message `HTTP <METHOD> <origin><path> ...`, never the query):
  *   - a 3xx: redirects are never followed (`target-policy.ts`): `answered HTTP <status>, a
  *     redirect; ...`, `details: { status }`, no body quoted; not retryable;
@@ -20,7 +24,7 @@
  *   - connection errors (refused, reset, DNS): retryable;
  *   - the call's signal: `cancelled` (not retryable) or `timed out after N s` (retryable); the
  *     request is aborted either way;
- *   - a 2xx JSON response that does not parse, or is larger than {@link MAX_JSON_BYTES}: not retryable.
+ *   - a 2xx JSON response that does not parse, or is over the read limit (above): not retryable.
  * - Time limit: only the call's signal (the step runner's per-call limit); the agent's own header
  *   and body timers are off, so a step may wait as long as its limit says.
  * - One undici Agent per registry (keep-alive connections shared by every `http` executor), loaded
@@ -31,7 +35,9 @@ import type { Agent, Dispatcher } from 'undici';
 import Type from 'typebox';
 import runnerPackage from '../../package.json' with { type: 'json' };
 import { downstreamAuthorization } from '../downstream-token.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
 import { abortable, abortedError } from './abort.ts';
+import { AnswerTooLargeError, answerReadLimit, readBounded } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
 import type { EntryScope } from './kind.ts';
@@ -45,9 +51,6 @@ import type { Executor, ExecutorCall } from './types.ts';
 
 /** Methods an `http` entry may use: each sends the step's `config` as its JSON body. */
 export const HTTP_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
-
-/** Largest JSON response body read (16 MiB, MongoDB's document limit: no larger output could be stored). */
-export const MAX_JSON_BYTES = 16 * 1024 * 1024;
 
 /** Most bytes of a non-JSON response body kept as `text` (64 KiB); the rest is not read. */
 export const MAX_TEXT_BYTES = 64 * 1024;
@@ -157,10 +160,10 @@ export const httpKind = defineKind({
     const endpoint = resolveEndpoint(entry, scope);
     return endpoint === undefined ? undefined : { ...endpoint, method: entry.method ?? 'POST', token: tokenBinding(entry, endpoint.url.origin) };
   },
-  open: ({ logger }) => {
-    const agent = new SharedAgent();
+  open: ({ logger, maxOutputBytes, connectionsPerOrigin }) => {
+    const agent = new SharedAgent({ connections: connectionsPerOrigin });
     return {
-      create: (key, entry) => createHttpExecutor(key, entry, agent, logger),
+      create: (key, entry) => createHttpExecutor(key, entry, agent, logger, maxOutputBytes),
       describe: async (_key, entry) => describeHttpEntry(entry),
       close: () => agent.close(),
     };
@@ -172,10 +175,17 @@ export class SharedAgent {
   #agent: Promise<Agent> | undefined;
   #closing: Promise<void> | undefined;
   readonly #lookup: LookupFunction | undefined;
+  readonly #connections: number | undefined;
 
-  /** `lookup`: how the Agent's connections resolve hostnames (e.g. a `TargetPolicy`'s, which refuses non-public addresses); default the system's. */
-  constructor(options: { lookup?: LookupFunction } = {}) {
+  /**
+   * `options.lookup`: how the Agent's connections resolve hostnames (e.g. a `TargetPolicy`'s, which
+   * refuses non-public addresses); default the system's. `options.connections`: most sockets the
+   * Agent opens to one origin (undici's `connections`; requests beyond wait in its queue); default
+   * unbounded, as undici's.
+   */
+  constructor(options: { lookup?: LookupFunction; connections?: number } = {}) {
     this.#lookup = options.lookup;
+    this.#connections = options.connections;
   }
 
   /** The Agent; rejects (not retryable) once the registry is closed. */
@@ -183,7 +193,8 @@ export class SharedAgent {
     if (this.#closing !== undefined) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
     // No header or body timers of its own: the call's signal bounds every request (see the module comment).
     const connect = this.#lookup === undefined ? {} : { connect: { lookup: this.#lookup } };
-    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, ...connect })));
+    const connections = this.#connections === undefined ? {} : { connections: this.#connections };
+    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, ...connect, ...connections })));
   }
 
   /** Destroys the Agent: open sockets close and requests still under way fail. Idempotent. */
@@ -195,8 +206,17 @@ export class SharedAgent {
   }
 }
 
-/** Creates the `http` executor `key` (see the module comment); nothing connects until invoked. */
-export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { timeoutMs: number }, agent: SharedAgent, registryLogger: ExecutorLogger): Executor {
+/**
+ * Creates the `http` executor `key` (see the module comment); nothing connects until invoked.
+ * `maxOutputBytes`: the output limit, bytes, whose read limit bounds a JSON answer.
+ */
+export function createHttpExecutor(
+  key: string,
+  entry: ResolvedHttpEntry & { timeoutMs: number },
+  agent: SharedAgent,
+  registryLogger: ExecutorLogger,
+  maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES,
+): Executor {
   const { url, method } = entry;
   const subject = `HTTP ${method} ${url.origin}${url.pathname}`;
   const redactor = new Redactor(entry.secrets);
@@ -249,10 +269,10 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
       });
     }
     if (contentType !== null && isJson(contentType)) {
-      const { text, complete } = await readText(response.body, MAX_JSON_BYTES);
-      if (!complete) {
-        throw new ExecutorError(`${subject} answered ${status} with a JSON body over ${MAX_JSON_BYTES} bytes`, { retryable: false, details: { ...details, status } });
-      }
+      const read = await readBounded(response.body, answerReadLimit(maxOutputBytes));
+      // Nothing of an answer over the limit is decoded or parsed.
+      if (!read.complete) throw new AnswerTooLargeError('webhook answer', maxOutputBytes, read.bytesRead, { ...details, status });
+      const text = new TextDecoder().decode(read.bytes);
       if (text.trim() !== '') {
         try {
           return JSON.parse(text) as unknown;
@@ -281,6 +301,7 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
   return {
     kind: 'http',
     key,
+    target: url.origin,
     timeoutMs: entry.timeoutMs,
     token: entry.token ?? tokenBinding({}, url.origin),
     invoke: redactedInvoke(redactor, logger, 'webhook call failed', { executor: key, method, url: details.url }, attempt),
@@ -292,19 +313,8 @@ export function createHttpExecutor(key: string, entry: ResolvedHttpEntry & { tim
  * (the rest is not read; the body is destroyed).
  */
 async function readText(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; complete: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = true;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > limit) {
-      chunks.push(chunk.subarray(0, limit - size));
-      complete = false;
-      break; // ends the iteration, which destroys the body
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks)), complete };
+  const { bytes, complete } = await readBounded(body as AsyncIterable<Buffer>, limit);
+  return { text: new TextDecoder().decode(bytes), complete };
 }
 
 /** The start of a body (or any text) for a message: whitespace runs collapsed, at most {@link EXCERPT_CHARS} characters. */

@@ -22,3 +22,5 @@ export type {
 export { BUILTIN_NAMES } from './builtin.ts';
 export type { BuiltinName, EchoOutput } from './builtin.ts';
 export type { ExecutorLogger } from './logger.ts';
+export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN } from './call-limiter.ts';
+export { AnswerTooLargeError, answerReadLimit } from './answer-limit.ts';

@@ -92,6 +92,13 @@ export interface KindContext {
   logger: ExecutorLogger;
   /** How executors that check their targets resolve hostnames (`target-policy.ts`); default `dns.lookup`. Tests inject one. */
   resolver?: Resolver;
+  /**
+   * The output limit, bytes of JSON (`SWITCHYARD_MAX_OUTPUT_BYTES`): answers are read up to
+   * `answerReadLimit(maxOutputBytes)` only (`answer-limit.ts`).
+   */
+  maxOutputBytes: number;
+  /** Most sockets an HTTP agent of the kind opens to one origin (the per-target call cap). */
+  connectionsPerOrigin: number;
 }
 
 /** The executors of one kind within one registry, and what they share. */

@@ -5,9 +5,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import runnerPackage from '../../package.json' with { type: 'json' };
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, answerScope } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { createServerTransport, describeTarget } from './mcp-transport.ts';
+import { MCP_ANSWER_COPIES, createServerTransport, describeTarget } from './mcp-transport.ts';
 import type { ServerTransport } from './mcp-transport.ts';
 import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
@@ -29,6 +30,12 @@ export interface McpConnectionOptions {
   redactor: Redactor;
   /** Called once when the connection ends, whether closed by us or lost (process exit, error). */
   onClose: (connection: McpConnection) => void;
+  /**
+   * The output limit, bytes: what the transport reads of one answer is bounded by
+   * `answerReadLimit(maxOutputBytes, MCP_ANSWER_COPIES)` (see `mcp-transport.ts`). Over stdio, a message over it
+   * closes the connection and every call in flight on it fails with {@link McpConnection.oversized}.
+   */
+  maxOutputBytes: number;
 }
 
 const CLIENT_INFO = { name: 'switchyard', version: runnerPackage.version };
@@ -45,16 +52,26 @@ export class McpConnection {
   #connected = false;
   #closing = false;
   #closed = false;
+  #oversized: AnswerTooLargeError | undefined;
 
   private constructor(server: string, target: McpServerTarget, options: McpConnectionOptions) {
     this.server = server;
     this.#logger = options.logger;
-    this.#transport = createServerTransport(server, target, options.logger, options.redactor);
+    this.#transport = createServerTransport(server, target, options.logger, options.redactor, options.maxOutputBytes);
     this.client = new Client(CLIENT_INFO, {
       // Tool lists are cached; a server that announces a change gets re-listed on the next call.
       listChanged: { tools: { autoRefresh: false, onChanged: () => this.#forgetTools() } },
     });
-    this.client.onerror = (error) => this.#logger.warn({ server, err: error }, 'MCP transport error');
+    this.client.onerror = (error) => {
+      this.#logger.warn({ server, err: error }, 'MCP transport error');
+      // The SDK's stdio read buffer overflowed: one message over the read limit. The buffer was
+      // dropped mid-message, so the stream cannot be trusted any more: close it, failing what waits.
+      if (this.#oversized === undefined && /ReadBuffer exceeded maximum size/.test(errorMessage(error))) {
+        const limit = answerReadLimit(options.maxOutputBytes, MCP_ANSWER_COPIES);
+        this.#oversized = new AnswerTooLargeError(`MCP server "${server}" answer`, options.maxOutputBytes, limit, { server }, MCP_ANSWER_COPIES);
+        void this.close();
+      }
+    };
     this.client.onclose = () => {
       this.#closed = true;
       if (this.#connected && !this.#closing) {
@@ -87,6 +104,14 @@ export class McpConnection {
     }
     connection.#connected = true;
     return connection;
+  }
+
+  /**
+   * Set when the server sent a stdio message over the read limit (the connection was closed then):
+   * the error every call that was in flight on it fails with.
+   */
+  get oversized(): AnswerTooLargeError | undefined {
+    return this.#oversized;
   }
 
   /** True once the connection has ended; a closed connection is never reused. */
@@ -131,15 +156,27 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Lists every page of tools. A page over the read limit (over HTTP) trips this listing's own
+   * watch, which ends its request: the listing rejects with the AnswerTooLargeError instead of
+   * waiting forever for an answer that was cut off (shared by every call waiting for the list).
+   */
   async #listTools(): Promise<ReadonlyMap<string, Tool>> {
-    const tools = new Map<string, Tool>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor });
-      for (const tool of page.tools) tools.set(tool.name, tool);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+    const watch = new AnswerWatch();
+    try {
+      return await answerScope.run(watch, async () => {
+        const tools = new Map<string, Tool>();
+        let cursor: string | undefined;
+        do {
+          const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { signal: watch.signal });
+          for (const tool of page.tools) tools.set(tool.name, tool);
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        return tools;
+      });
+    } catch (error) {
+      throw watch.error ?? error;
+    }
   }
 
   #validator(tool: Tool): ArgumentValidator | undefined {

@@ -5,6 +5,7 @@
  * call connects again. Everything a server's connection logs goes through a logger that redacts
  * that server's secrets.
  */
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
 import { describeTarget } from './mcp-transport.ts';
 import { McpConnection } from './mcp-connection.ts';
 import { redactingLogger } from './logger.ts';
@@ -35,10 +36,16 @@ export class McpConnectionPool {
   /** Closes of discarded connections still under way; {@link close} waits for them too. */
   readonly #discarding = new Set<Promise<void>>();
   #closed = false;
+  readonly #maxOutputBytes: number;
 
-  /** `targets`: the configured servers by name. Nothing is started until {@link acquire}. */
-  constructor(targets: ReadonlyMap<string, McpServerTarget>, logger: ExecutorLogger) {
+  /**
+   * `targets`: the configured servers by name. Nothing is started until {@link acquire}.
+   * `options.maxOutputBytes`: the output limit, bytes, bounding what a connection reads of one
+   * answer (see `McpConnectionOptions.maxOutputBytes`; default 1 MiB).
+   */
+  constructor(targets: ReadonlyMap<string, McpServerTarget>, logger: ExecutorLogger, options: { maxOutputBytes?: number } = {}) {
     this.#logger = logger;
+    this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#servers = new Map([...targets].map(([server, target]) => {
       const redactor = new Redactor(target.secrets);
       return [server, { target, redactor, logger: redactingLogger(logger, redactor) }];
@@ -115,6 +122,7 @@ export class McpConnectionPool {
       const connection = await McpConnection.open(server, target, {
         logger,
         redactor,
+        maxOutputBytes: this.#maxOutputBytes,
         onClose: (closed) => {
           const entry = this.#entries.get(server);
           if (entry?.connection === closed) this.#forget(server, entry);

@@ -11,9 +11,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { callScope, downstreamAuthorization } from '../downstream-token.ts';
+import { answerReadLimit, answerScope, boundedFetch } from './answer-limit.ts';
 import type { ExecutorLogger } from './logger.ts';
 import type { Redactor } from './redact.ts';
 import type { McpServerTarget } from './registry-config.ts';
+
+/**
+ * How many times an MCP result may carry its output (see `answerReadLimit`): a tool with
+ * structured content also returns it as JSON text in a content block (the MCP specification
+ * recommends it; the filesystem server does), so its answer is about twice the output.
+ */
+export const MCP_ANSWER_COPIES = 2;
 
 /** A transport to one server (not started: `Client.connect` starts it) plus its process details. */
 export interface ServerTransport {
@@ -44,8 +52,12 @@ export function describeTarget(target: McpServerTarget): string {
 /**
  * Creates (does not start) the transport for server `server`. Each stderr line is redacted with
  * `redactor` as it arrives, before it is logged, kept or cut to length (a cut could split a secret).
+ * Answers are bounded by `answerReadLimit(maxOutputBytes, MCP_ANSWER_COPIES)` (`answer-limit.ts`): over HTTP each
+ * response (each event of an event-stream) through a counted body that reports to the guard of the
+ * call that sent the request (`answerScope`); over stdio through the SDK's read buffer, whose
+ * overflow the connection handles (`McpConnection.oversized`).
  */
-export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger, redactor: Redactor): ServerTransport {
+export function createServerTransport(server: string, target: McpServerTarget, logger: ExecutorLogger, redactor: Redactor, maxOutputBytes: number): ServerTransport {
   if (target.transport === 'http') {
     // The connection is shared by every call; each request carries the token of the call that sends it.
     const fetchWithToken = (url: string | URL, init?: RequestInit): Promise<Response> => {
@@ -58,7 +70,8 @@ export function createServerTransport(server: string, target: McpServerTarget, l
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       return fetch(url, { ...init, headers });
     };
-    const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers }, fetch: fetchWithToken });
+    const bounded = boundedFetch(fetchWithToken, { maxOutputBytes, copies: MCP_ANSWER_COPIES, what: `MCP server "${server}" answer`, guard: () => answerScope.getStore() });
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers }, fetch: bounded });
     return { transport, pid: () => null, stderrTail: () => '' };
   }
   const transport = new StdioClientTransport({
@@ -67,6 +80,8 @@ export function createServerTransport(server: string, target: McpServerTarget, l
     env: target.env,
     cwd: target.cwd,
     stderr: 'pipe',
+    // One message may not pass the read limit (the SDK's default is 10 MiB).
+    maxBufferSize: answerReadLimit(maxOutputBytes, MCP_ANSWER_COPIES),
   });
   const tail: string[] = [];
   // With stderr 'pipe' the SDK hands out the stream before start, so no early output is lost.

@@ -7,6 +7,11 @@
  *   origin over Streamable HTTP).
  * - Arguments are the step's evaluated `config`, checked against the tool's `inputSchema` first.
  * - Output snapshot: the result's `structuredContent` when present, else `{ content: [...blocks] }`.
+ * - Answer size: bounded while read by `answerReadLimit(maxOutputBytes, 2)` (`answer-limit.ts`:
+ *   a result may carry its structured content twice; see `mcp-transport.ts`): over HTTP a larger response (or event) is cut off and this call fails with
+ *   `MCP server "<server>" answer exceeds SWITCHYARD_MAX_OUTPUT_BYTES (<max> bytes): read stopped
+ *   at <n> bytes` (not retryable); over stdio a larger message closes the connection and every
+ *   call in flight on it fails with that error (the byte count is then the read limit).
  * - Failures (all ExecutorError):
  *   - not retryable: unknown tool, arguments invalid for the schema, a request the server rejects
  *     as malformed (JSON-RPC invalid params / request, method not found), cancellation via
@@ -25,7 +30,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
 import { callScope } from '../downstream-token.ts';
-import { abortable, abortedError, formatSeconds } from './abort.ts';
+import { abortable, abortedError, formatSeconds, linkedAbortController } from './abort.ts';
+import { AnswerWatch, answerScope } from './answer-limit.ts';
 import { errorMessage } from './error-message.ts';
 import { defineKind, entrySchema } from './kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
@@ -85,8 +91,8 @@ export const mcpKind = defineKind({
     return resolved;
   },
   timeoutMs: (entry) => entry.timeoutMs,
-  open: ({ servers, logger }) => {
-    const pool = new McpConnectionPool(servers, logger);
+  open: ({ servers, logger, maxOutputBytes }) => {
+    const pool = new McpConnectionPool(servers, logger, { maxOutputBytes });
     let closing: Promise<void> | undefined;
     return {
       create: (key, entry) => {
@@ -150,11 +156,23 @@ export function createMcpExecutor(
     // The run context travels in `_meta`: a tool that acts for the run (e.g. the bridge's ask_human) knows where it is called from.
     const _meta = { [RUN_META_KEYS.runId]: request.context.runId, [RUN_META_KEYS.nodeId]: request.context.nodeId, [RUN_META_KEYS.iterationPath]: request.context.iterationPath ?? '' };
     // Over HTTP the request carries this call's downstream token (`attempt` runs in its scope).
-    const result = (await connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
-      signal: request.signal,
-      // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
-      timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
-    })) as CallToolResult;
+    // An answer over the read limit (over HTTP) trips `watch`, which also ends the request.
+    const watch = new AnswerWatch();
+    const { controller, unlink } = linkedAbortController([request.signal, watch.signal]);
+    let result: CallToolResult;
+    try {
+      result = (await answerScope.run(watch, () =>
+        connection.client.callTool({ name: tool, arguments: request.arguments, _meta }, undefined, {
+          signal: controller.signal,
+          // One limit per call: the caller's (through the signal) when it sets one, else the entry's.
+          timeout: request.timeoutMs === undefined ? timeoutMs : MAX_TIMEOUT_MS,
+        }),
+      )) as CallToolResult;
+    } catch (error) {
+      throw watch.error ?? error;
+    } finally {
+      unlink();
+    }
     if (result.isError === true) {
       throw new ExecutorError(errorText(result) || `${subject} reported an error without text`, {
         retryable: true,
@@ -167,6 +185,8 @@ export function createMcpExecutor(
   /** Maps anything thrown by a call to an ExecutorError; drops the connection on transport failures. */
   function failure(error: unknown, connection: McpConnection, request: ExecutorCall): ExecutorError {
     if (error instanceof ExecutorError) return error;
+    // A stdio message over the read limit closed the connection under the call.
+    if (connection.oversized !== undefined) return connection.oversized;
     // The SDK rejects aborted requests with an McpError; report them as cancellations (or timeouts).
     if (request.signal.aborted) return abortedError(request.signal, subject);
     const details = { server, tool };
@@ -204,6 +224,7 @@ export function createMcpExecutor(
   return {
     kind: 'mcp',
     key,
+    target: `mcp:${server}`,
     timeoutMs,
     // The one place results and errors leave for the run's records: redact both here.
     async invoke(request: ExecutorCall): Promise<unknown> {

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
+import { CallLimiter } from './call-limiter.ts';
 import { errorMessage } from './error-message.ts';
 import { EXECUTOR_KINDS } from './kinds.ts';
 import { silentLogger } from './logger.ts';
@@ -36,6 +38,19 @@ export interface RegistryOptions {
    * their target rules, see `target-policy.ts`); default `dns.lookup` with `all: true`. For tests.
    */
   resolver?: Resolver;
+  /**
+   * The output limit, bytes of JSON (`SWITCHYARD_MAX_OUTPUT_BYTES`; default 1 MiB): executors stop
+   * reading an answer past `answerReadLimit(maxOutputBytes)` (see `answer-limit.ts`).
+   */
+  maxOutputBytes?: number;
+  /** Most executor calls in flight in this registry (`SWITCHYARD_MAX_CONCURRENT_CALLS`; default 256; see `call-limiter.ts`). */
+  maxConcurrentCalls?: number;
+  /**
+   * Most executor calls in flight to one target: URL origin (`http`), agent origin (`a2a`), MCP
+   * server (`SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN`; default 32); also the HTTP agents'
+   * sockets per origin.
+   */
+  maxConcurrentCallsPerOrigin?: number;
 }
 
 /** Options of {@link loadExecutorRegistry}. */
@@ -94,14 +109,23 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
     env: options.env ?? process.env,
     source: options.source ?? options.baseDir,
   });
+  const limiter = new CallLimiter({ maxCalls: options.maxConcurrentCalls, maxCallsPerTarget: options.maxConcurrentCallsPerOrigin });
+  const context = {
+    servers: resolved.servers,
+    logger,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    connectionsPerOrigin: limiter.maxCallsPerTarget,
+    ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
+  };
   // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
-  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ servers: resolved.servers, logger, ...(options.resolver === undefined ? {} : { resolver: options.resolver }) })]));
+  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open(context)]));
   const executors = new Map<string, Executor>();
   const describers = new Map<string, () => Promise<ExecutorDetails>>();
   for (const [key, entry] of resolved.executors) {
     // The entry was resolved by this kind (registry-config.ts), so it has the kind's resolved shape.
     const factory = factories.get(entry.kind)!;
-    executors.set(key, factory.create(key, entry as never));
+    // Every call of an executor that reaches out waits for a slot first (see call-limiter.ts).
+    executors.set(key, limiter.wrap(factory.create(key, entry as never)));
     describers.set(key, () => factory.describe(key, entry as never));
   }
   const keys = [...executors.keys()].sort();

@@ -53,6 +53,12 @@ export interface Executor {
   /** The registry key this executor is known by. */
   readonly key: string;
   /**
+   * What a call reaches, for the per-target cap on concurrent calls (`call-limiter.ts`): an `http`
+   * entry's URL origin, an `a2a` agent's origin, `mcp:<server>` for an MCP server. Undefined for
+   * in-process executors (`builtin`), whose calls are not limited.
+   */
+  readonly target?: string;
+  /**
    * Default limit of one call, milliseconds: the entry's `timeoutSeconds` (or an `mcp` entry's
    * `timeoutMs`), else 60 s. A step's `stepConfig.timeoutSeconds` overrides it.
    */

@@ -1,0 +1,211 @@
+/**
+ * One large executor answer must not stall the service (security issue, item 5): a webhook
+ * streaming 16 MiB of small JSON objects to ten runs at once. Reading stops at the output limit
+ * plus its margin, nothing is parsed, every run fails with the output-limit error, no lease is lost
+ * (the lease is short here, so a stalled event loop would lose it: a run whose lease is lost is
+ * abandoned, it never ends), and `GET /livez` keeps answering quickly all along: p99 under 100 ms
+ * over the polls sent (every ~10 ms) while waves of ten parallel runs follow each other for
+ * LOAD_MS (waves give enough samples for a p99; one wave alone lasts a few hundred ms). The webhook
+ * runs in a child process, as a remote server would, so that only the service shares the loop.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerReadLimit } from '../packages/runner/src/executors/answer-limit.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../packages/runner/src/output-limit.ts';
+import { CANVAS, TERMINAL, startService, uniqueName, type TestService } from './support/service.ts';
+
+/** What the webhook would send in all: 16 MiB. */
+const ANSWER_BYTES = 16 * 1024 * 1024;
+const RUNS = 10;
+/** How long waves of RUNS parallel runs go on, ms: long enough for a few hundred /livez samples under load. */
+const LOAD_MS = 8_000;
+/**
+ * Pause between two waves, ms: ten runs at a time as the issue describes, not a service saturated
+ * by the test's own back-to-back waves (each run's store work and the test's reads share the loop).
+ */
+const PAUSE_MS = 250;
+
+/**
+ * The webhook's code, run in a child process (a remote server does not share the service's event
+ * loop): `POST /big` streams `[{"a":1},{"a":1},...]` (ANSWER_BYTES in all) with back-pressure;
+ * `GET /stats` answers what each answer wrote and whether its client went away before the end.
+ */
+const WEBHOOK_SCRIPT = `
+const { createServer } = require('node:http');
+const total = Number(process.argv[1]);
+const piece = Buffer.from('{"a":1},'.repeat(8 * 1024));
+const answers = [];
+const server = createServer((request, response) => {
+  request.resume();
+  if (request.method === 'GET') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers));
+  const answer = { written: 0, cutOff: false };
+  answers.push(answer);
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.on('close', () => (answer.cutOff = !response.writableFinished));
+  const pump = () => {
+    while (!response.destroyed) {
+      if (answer.written === 0) { response.write('['); answer.written = 1; }
+      if (answer.written + piece.length + 8 >= total) { response.end('{"a":1}]'); answer.written += 8; return; }
+      answer.written += piece.length;
+      if (!response.write(piece)) return void response.once('drain', pump);
+    }
+  };
+  pump();
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+/** The webhook process; {@link stats} reads what it wrote. */
+class BigAnswerWebhook {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<BigAnswerWebhook> {
+    const child = spawn(process.execPath, ['-e', WEBHOOK_SCRIPT, String(ANSWER_BYTES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    return new BigAnswerWebhook(child, Number(line));
+  }
+
+  url(): string {
+    return `http://127.0.0.1:${this.port}/big`;
+  }
+
+  /** Bytes written per answer so far, and whether the client closed the connection before the end. */
+  async stats(): Promise<Array<{ written: number; cutOff: boolean }>> {
+    return (await fetch(this.url())).json() as Promise<Array<{ written: number; cutOff: boolean }>>;
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.kill();
+    await once(this.child, 'exit');
+  }
+}
+
+/** The `q` quantile of `values` (nearest rank). */
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+/** Resolves once run `runId` has a terminal status in the store (polled every 50 ms, at most 60 s). */
+async function waitEnded(runId: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if ((TERMINAL as readonly string[]).includes((await svc.repos.runs.statusOf(runId)) ?? '')) return;
+  }
+  throw new Error(`run ${runId} did not end within 60 s`);
+}
+
+let webhook: BigAnswerWebhook;
+let registryDir: string;
+let svc: TestService;
+
+beforeAll(async () => {
+  webhook = await BigAnswerWebhook.start();
+  registryDir = await mkdtemp(join(tmpdir(), 'switchyard-answers-'));
+  const registryFile = join(registryDir, 'executors.json');
+  await writeFile(registryFile, JSON.stringify({ executors: { big: { kind: 'http', url: webhook.url(), timeoutSeconds: 60 } } }));
+  // The shortest lease the service takes: a heartbeat starved for more than ~1.3 s loses it.
+  svc = await startService({ registryFile, env: { SWITCHYARD_LEASE_MS: '2000' } });
+}, 30_000);
+
+afterAll(async () => {
+  await svc?.close();
+  await webhook?.close();
+  if (registryDir) await rm(registryDir, { recursive: true, force: true });
+});
+
+describe('a 16 MiB webhook answer', () => {
+  it('fails ten parallel runs with the output-limit error, reads no more than the limit, and /livez stays fast', async () => {
+    const created = await svc.createWorkflow({
+      name: uniqueName('big-answer'),
+      canvas: CANVAS,
+      nodes: [{ name: 'Fetch', nodeType: 'step', executorKey: 'big', config: {}, stepConfig: { maxRetries: 2 } }],
+    });
+    await svc.enable(created.id);
+    // Warm-up, not measured: one run loads what the first call loads (undici, the routes' code paths).
+    const warmUp = await svc.trigger(created.id, {});
+    expect((await svc.waitForRun(created.id, warmUp.body.runId, { timeoutMs: 30_000 })).status).toBe('failed');
+    const warmUpAnswers = (await webhook.stats()).length;
+
+    // /livez every ~10 ms from before the first trigger until the last run ended (at most 5,000 polls).
+    const latencies: number[] = [];
+    /** Latencies of the polls sent while a wave was in flight. */
+    const loaded: number[] = [];
+    let inWave = false;
+    let done = false;
+    const poller = (async () => {
+      for (let polls = 0; polls < 5_000 && !done; polls++) {
+        const started = performance.now();
+        const duringWave = inWave;
+        const response = await fetch(`${svc.baseUrl}/livez`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: 'ok' });
+        latencies.push(performance.now() - started);
+        if (duringWave) loaded.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+
+    // Waves of ten runs started together, each wave once the previous one ended, for LOAD_MS.
+    let ended = 0;
+    const loadEnds = performance.now() + LOAD_MS;
+    try {
+      while (performance.now() < loadEnds) {
+        inWave = true;
+        const triggered = await Promise.all(Array.from({ length: RUNS }, () => svc.trigger(created.id, {})));
+        await Promise.all(
+          triggered.map(async (response) => {
+            expect(response.status).toBe(202);
+            const runId = response.body.runId as string;
+            // The end is awaited in the store, and the detail read once: the test's own requests share the service's event loop.
+            await waitEnded(runId);
+            const run = await svc.waitForRun(created.id, runId);
+            expect(run.status).toBe('failed');
+            const stopped = new RegExp(`^Node 'Fetch' failed: webhook answer exceeds SWITCHYARD_MAX_OUTPUT_BYTES \\(${DEFAULT_MAX_OUTPUT_BYTES} bytes\\): read stopped at (\\d+) bytes$`).exec(run.errorSummary);
+            expect(stopped, run.errorSummary).not.toBeNull();
+            // Stopped with the chunk that crossed the read limit (limit + margin).
+            expect(Number(stopped![1])).toBeGreaterThan(answerReadLimit(DEFAULT_MAX_OUTPUT_BYTES));
+            expect(Number(stopped![1])).toBeLessThan(answerReadLimit(DEFAULT_MAX_OUTPUT_BYTES) + 1024 * 1024);
+            // Not retried: the same call would answer as much again.
+            expect(run.nodeRuns).toHaveLength(1);
+            expect(run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1 });
+            // Nothing but the run's own failure: no lease lost, no other stop.
+            const types = (await svc.events(runId)).map((event) => event.type);
+            expect(types.filter((type) => type.startsWith('run.'))).toEqual(['run.started', 'run.failed']);
+            ended++;
+          }),
+        );
+        inWave = false;
+        await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      }
+    } finally {
+      done = true;
+      await poller;
+    }
+
+    // Each answer was cut off soon after the read limit (what the sockets had buffered aside).
+    const answers = (await webhook.stats()).slice(warmUpAnswers);
+    expect(answers).toHaveLength(ended);
+    expect(ended).toBeGreaterThanOrEqual(RUNS);
+    for (const answer of answers) {
+      expect(answer.cutOff).toBe(true);
+      expect(answer.written).toBeLessThan(ANSWER_BYTES / 2);
+    }
+    const p99 = quantile(latencies, 0.99);
+    const loadedP99 = quantile(loaded, 0.99);
+    console.info(
+      `${ended} runs; /livez: ${latencies.length} polls, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+        `during waves: ${loaded.length} polls, p50 ${quantile(loaded, 0.5).toFixed(1)} ms, p99 ${loadedP99.toFixed(1)} ms`,
+    );
+    expect(loaded.length).toBeGreaterThanOrEqual(20);
+    expect(p99).toBeLessThan(100);
+  }, 90_000);
+});
