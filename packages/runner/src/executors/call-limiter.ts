@@ -132,12 +132,7 @@ export class CallLimiter {
   wrap(executor: Executor): Executor {
     const target = executor.target;
     if (target === undefined) return executor;
-    return {
-      kind: executor.kind,
-      key: executor.key,
-      target,
-      timeoutMs: executor.timeoutMs,
-      invoke: (call: ExecutorCall) => this.run(target, call.signal, () => executor.invoke(call)),
-    };
+    // Everything the executor declares (its token binding too), only the call waits for a slot.
+    return { ...executor, invoke: (call: ExecutorCall) => this.run(target, call.signal, () => executor.invoke(call)) };
   }
 }
