@@ -41,6 +41,8 @@ export interface AppServices {
   idempotencyTtlMs?: number;
   /** Per-run caps on human requests and the size bound of decisions (default `DEFAULT_RUN_BOUNDS`, domain run-bounds.ts). */
   runBounds?: RunBounds;
+  /** Rewrites failure text before an answer shows it: no absolute DATA_DIR path, no network address (runner public-text.ts). Default: unchanged. */
+  publicText?: (text: string) => string;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -94,6 +96,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     })());
   try {
     const repos = await openRepositories(store);
+    const publicText = publicErrorText({ dataDir: config.dataDir });
     const executors = await loadExecutorRegistry({
       file: config.executorsFile,
       logger,
@@ -114,8 +117,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       parallelLimit: config.parallelLimit,
       maxOutputBytes: config.maxOutputBytes,
       downstreamTokens,
-      // Node-run errors name no path of DATA_DIR and no network address (README "Security").
-      publicText: publicErrorText({ dataDir: config.dataDir }),
+      // Node-run errors name no path of DATA_DIR and no network address (docs/operations/security.md).
+      publicText,
       random: options.random,
     });
     opened.push(() => engine.close());
@@ -147,6 +150,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock: systemClock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+      publicText,
       runBounds: {
         maxOpenHumanRequests: config.maxOpenHumanRequests,
         maxStoredRequirements: config.maxStoredRequirements,

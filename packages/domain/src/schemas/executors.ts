@@ -33,7 +33,6 @@ export const ExecutorDescriptionSchema = Type.Object(
       ),
     ),
     method: Type.Optional(Type.String({ description: 'http: the method' })),
-    origin: Type.Optional(Type.String({ description: 'http: scheme, host and port of the webhook URL only; its path and query are never shown' })),
     agent: Type.Optional(
       Type.Object(
         {
@@ -49,7 +48,6 @@ export const ExecutorDescriptionSchema = Type.Object(
             }),
             { description: "The card's skills" },
           ),
-          url: Type.String({ description: "The entry's base URL, without credentials or query" }),
         },
         { description: 'a2a: what the agent card says (absent when it could not be fetched)' },
       ),
