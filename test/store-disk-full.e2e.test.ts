@@ -66,6 +66,9 @@ describe.skipIf(skipReason)('the service on a full disk', () => {
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refused.body.detail.error).toBe('store_unavailable');
     expect(refused.body.detail.message).toContain('no space left on device (ENOSPC); writes are refused until space is free');
+    // The data directory is named, not shown (docs/operations/security.md).
+    expect(refused.body.detail.message).toContain('$DATA_DIR');
+    expect(refused.body.detail.message).not.toContain(server.path);
     const refusedName = `written on a full disk ${stored.length - 1}`;
     expect((await call(baseUrl, 'POST', '', workflow(refusedName))).status).toBe(503);
     const listed = await call(baseUrl, 'GET', '?perPage=100');

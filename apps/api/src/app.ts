@@ -90,7 +90,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installValidators(app);
   installJsonParser(app);
   installBodyGuard(app);
-  await app.register(errorHandler);
+  await app.register(errorHandler, { publicText: options.services.publicText });
   await app.register(httpErrors);
   await app.register(edgeLimits, edge);
   // The edge, before any route: their hooks and onRoute hooks must see every route.

@@ -64,8 +64,15 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
 /** The option's declared (generic) type, which {@link frameworkErrorHandler} satisfies. */
 export const frameworkErrors = frameworkErrorHandler as unknown as NonNullable<FastifyServerOptions['frameworkErrors']>;
 
+/** Options of the error handler. */
+export interface ErrorHandlerOptions {
+  /** Rewrites store messages before they are answered (they name the data directory): runner public-text.ts. Default: unchanged. */
+  publicText?: (text: string) => string;
+}
+
 export default fp(
-  async function errorHandler(app: FastifyInstance) {
+  async function errorHandler(app: FastifyInstance, options: ErrorHandlerOptions) {
+    const publicText = options.publicText ?? ((text: string) => text);
     app.addSchema(ERROR_BODY_SCHEMA);
     app.addHook('onRoute', declareErrorResponses);
     app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -76,7 +83,7 @@ export default fp(
       if (isStoreUnavailable(error)) {
         request.log.warn({ err: error }, 'store unavailable');
         reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
-        return reply.status(503).send(errorBody('store_unavailable', error.message));
+        return reply.status(503).send(errorBody('store_unavailable', publicText(error.message)));
       }
       if (error.statusCode === undefined && isDocumentTooLarge(error)) {
         // A write the store refused for its size (MongoDB's 16 MiB): nothing was written; the caller's data made it too large.
