@@ -5,8 +5,9 @@
  * (the lease is short here, so a stalled event loop would lose it: a run whose lease is lost is
  * abandoned, it never ends), and `GET /livez` keeps answering quickly all along: p99 under 100 ms
  * over the polls sent (every ~10 ms) while waves of ten parallel runs follow each other for
- * LOAD_MS (waves give enough samples for a p99; one wave alone lasts a few hundred ms). The webhook
- * runs in a child process, as a remote server would, so that only the service shares the loop.
+ * LOAD_MS (waves give enough samples for a p99; one wave alone lasts a few hundred ms). The service
+ * runs as users run it (`apps/api/src/server.ts` in a process of its own) and the webhook in another
+ * process, as a remote server would: the latencies measured are the service's, not the test's.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,7 +18,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerReadLimit } from '../packages/runner/src/executors/answer-limit.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../packages/runner/src/output-limit.ts';
-import { CANVAS, TERMINAL, startService, uniqueName, type TestService } from './support/service.ts';
+import { startServerProcess, type ServerProcess } from './support/server-process.ts';
+import { CANVAS, TERMINAL, uniqueName } from './support/service.ts';
 
 /** What the webhook would send in all: 16 MiB. */
 const ANSWER_BYTES = 16 * 1024 * 1024;
@@ -95,44 +97,50 @@ function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-/** Resolves once run `runId` has a terminal status in the store (polled every 50 ms, at most 60 s). */
-async function waitEnded(runId: string): Promise<void> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    if ((TERMINAL as readonly string[]).includes((await svc.repos.runs.statusOf(runId)) ?? '')) return;
+/** The run's detail with its node runs once it has a terminal status (polled every 100 ms, at most 60 s). */
+async function endedRun(workflowId: string, runId: string): Promise<any> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const run = await server.call('GET', `/${workflowId}/runs/${runId}?includeNodeRuns=true`);
+    if ((TERMINAL as readonly string[]).includes(run.status)) return run;
   }
   throw new Error(`run ${runId} did not end within 60 s`);
 }
 
 let webhook: BigAnswerWebhook;
 let registryDir: string;
-let svc: TestService;
+let server: ServerProcess;
 
 beforeAll(async () => {
   webhook = await BigAnswerWebhook.start();
   registryDir = await mkdtemp(join(tmpdir(), 'switchyard-answers-'));
   const registryFile = join(registryDir, 'executors.json');
   await writeFile(registryFile, JSON.stringify({ executors: { big: { kind: 'http', url: webhook.url(), timeoutSeconds: 60 } } }));
-  // The shortest lease the service takes: a heartbeat starved for more than ~1.3 s loses it.
-  svc = await startService({ registryFile, env: { SWITCHYARD_LEASE_MS: '2000' } });
+  server = await startServerProcess({
+    SWITCHYARD_EXECUTORS: registryFile,
+    DATA_DIR: join(registryDir, 'data'),
+    // The shortest lease the service takes: a heartbeat starved for more than ~1.3 s loses it.
+    SWITCHYARD_LEASE_MS: '2000',
+    SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE: '0',
+  });
 }, 30_000);
 
 afterAll(async () => {
-  await svc?.close();
+  server?.kill();
   await webhook?.close();
   if (registryDir) await rm(registryDir, { recursive: true, force: true });
 });
 
 describe('a 16 MiB webhook answer', () => {
   it('fails ten parallel runs with the output-limit error, reads no more than the limit, and /livez stays fast', async () => {
-    const created = await svc.createWorkflow({
+    const created = await server.call('POST', '', {
       name: uniqueName('big-answer'),
       canvas: CANVAS,
       nodes: [{ name: 'Fetch', nodeType: 'step', executorKey: 'big', config: {}, stepConfig: { maxRetries: 2 } }],
     });
-    await svc.enable(created.id);
+    await server.call('POST', `/${created.id}/toggle`, { enabled: true });
     // Warm-up, not measured: one run loads what the first call loads (undici, the routes' code paths).
-    const warmUp = await svc.trigger(created.id, {});
-    expect((await svc.waitForRun(created.id, warmUp.body.runId, { timeoutMs: 30_000 })).status).toBe('failed');
+    const warmUp = await server.call('POST', `/${created.id}/runs`, {});
+    expect((await endedRun(created.id, warmUp.runId)).status).toBe('failed');
     const warmUpAnswers = (await webhook.stats()).length;
 
     // /livez every ~10 ms from before the first trigger until the last run ended (at most 5,000 polls).
@@ -145,7 +153,7 @@ describe('a 16 MiB webhook answer', () => {
       for (let polls = 0; polls < 5_000 && !done; polls++) {
         const started = performance.now();
         const duringWave = inWave;
-        const response = await fetch(`${svc.baseUrl}/livez`);
+        const response = await fetch(`${server.baseUrl}/livez`);
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({ status: 'ok' });
         latencies.push(performance.now() - started);
@@ -160,14 +168,12 @@ describe('a 16 MiB webhook answer', () => {
     try {
       while (performance.now() < loadEnds) {
         inWave = true;
-        const triggered = await Promise.all(Array.from({ length: RUNS }, () => svc.trigger(created.id, {})));
+        // `call` throws unless the trigger answers 2xx (202).
+        const triggered = await Promise.all(Array.from({ length: RUNS }, () => server.call('POST', `/${created.id}/runs`, {})));
         await Promise.all(
-          triggered.map(async (response) => {
-            expect(response.status).toBe(202);
-            const runId = response.body.runId as string;
-            // The end is awaited in the store, and the detail read once: the test's own requests share the service's event loop.
-            await waitEnded(runId);
-            const run = await svc.waitForRun(created.id, runId);
+          triggered.map(async (accepted) => {
+            const runId = accepted.runId as string;
+            const run = await endedRun(created.id, runId);
             expect(run.status).toBe('failed');
             const stopped = new RegExp(`^Node 'Fetch' failed: webhook answer exceeds SWITCHYARD_MAX_OUTPUT_BYTES \\(${DEFAULT_MAX_OUTPUT_BYTES} bytes\\): read stopped at (\\d+) bytes$`).exec(run.errorSummary);
             expect(stopped, run.errorSummary).not.toBeNull();
@@ -178,7 +184,8 @@ describe('a 16 MiB webhook answer', () => {
             expect(run.nodeRuns).toHaveLength(1);
             expect(run.nodeRuns[0]).toMatchObject({ status: 'failed', attempt: 1 });
             // Nothing but the run's own failure: no lease lost, no other stop.
-            const types = (await svc.events(runId)).map((event) => event.type);
+            const listed = (await server.call('GET', `/${created.id}/runs/${runId}/events?limit=1000`)) as { events: Array<{ type: string }> };
+            const types = listed.events.map((event) => event.type);
             expect(types.filter((type) => type.startsWith('run.'))).toEqual(['run.started', 'run.failed']);
             ended++;
           }),
