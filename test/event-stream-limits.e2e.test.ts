@@ -96,6 +96,19 @@ describe('event streams', () => {
     someoneElse.abort();
   });
 
+  it('frees a place when a stream ends, though its keep-alive connection stays open', async () => {
+    const { workflowId, runId } = await svc.startRun({ name: uniqueName('sse-ended'), canvas: CANVAS, nodes: [echoStep('A')] });
+    await svc.waitForRun(workflowId, runId);
+    const endedRunStream = `${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/events/stream`)}`;
+    const reader = await token('sequential-reader', 3600);
+    // Each stream of an ended run ends by itself after its final event; fetch reuses the connection.
+    for (let i = 0; i < 5; i++) {
+      const stream = await openStream(endedRunStream, reader);
+      expect(stream.status, `stream ${i + 1}`).toBe(200);
+      expect(await stream.ended).toBe('ended by the server');
+    }
+  });
+
   it('ends a stream when its lifetime is over', async () => {
     const stream = await openStream(streamUrl, await token('long-watcher', 3 * 3600));
     expect(stream.status).toBe(200);

@@ -26,7 +26,7 @@ import {
   toRunEventView,
   type RunEventType,
 } from '@switchyard/domain';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../services/index.ts';
 import { requireRun } from '../services/workflow-service.ts';
 import { RunParams } from './params.ts';
@@ -70,7 +70,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: S
   /** Open streams per caller key. */
   const streamsOf = new Map<string, number>();
   /** Counts a stream for `request`'s caller until its response closes; throws 429 when the caller holds the most already. */
-  const holdStream = (request: FastifyRequest): void => {
+  const holdStream = (request: FastifyRequest, reply: FastifyReply): void => {
     const key = streams.keyOf(request);
     const open = streamsOf.get(key) ?? 0;
     if (open >= streams.maxPerCaller) {
@@ -81,7 +81,8 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: S
       );
     }
     streamsOf.set(key, open + 1);
-    request.raw.socket.once('close', () => {
+    // The response's end, not the socket's: a keep-alive connection outlives the stream.
+    reply.raw.once('close', () => {
       const left = (streamsOf.get(key) ?? 1) - 1;
       if (left <= 0) streamsOf.delete(key);
       else streamsOf.set(key, left);
@@ -136,12 +137,12 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: S
         },
       },
       // Answered before the stream starts, so that errors keep their status and body.
-      preHandler: async (request) => {
+      preHandler: async (request, reply) => {
         if (!acceptsEventStream(request.headers.accept)) {
           throw new SwitchyardError('invalid_request', 406, 'This endpoint streams Server-Sent Events: send the header Accept: text/event-stream');
         }
         await requireRun(services, request.params.workflow_id, request.params.run_id);
-        holdStream(request);
+        holdStream(request, reply);
       },
     },
     async (request, reply) => {
