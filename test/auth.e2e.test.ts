@@ -324,6 +324,21 @@ describe('JWT with trusted-proxy mode', () => {
   });
 });
 
+describe('API keys with trusted-proxy mode', () => {
+  let svc: TestService;
+  const key = newApiKey('reader', ['workflows-read']);
+  beforeAll(async () => {
+    svc = await startService({ edge: { authenticator: Authenticator.withKeys(new ApiKeyVerifier({ keys: [key.entry] }), true) } });
+  });
+  afterAll(() => svc.close());
+
+  it('never lets proxy headers stand in for a missing API key', async () => {
+    const spoofed = await call(svc, 'GET', wf(), { 'x-switchyard-user-id': 'admin', 'x-switchyard-scopes': ALL.join(',') });
+    expect(spoofed.status).toBe(401);
+    expect((await call(svc, 'GET', wf(), bearer(key.key))).status).toBe(200);
+  });
+});
+
 describe('without authentication (the loopback default)', () => {
   let svc: TestService;
   beforeAll(async () => {

@@ -85,6 +85,23 @@ describe('without authentication (the default on loopback)', () => {
   });
 });
 
+describe('trusted-proxy mode (no credential mode)', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startService({ trustProxyIdentity: true });
+  });
+  afterAll(() => svc?.close());
+
+  it('refuses a rebinding Host even when the request carries the proxy headers a page could send', async () => {
+    const port = new URL(svc.baseUrl).port;
+    const headers = { 'x-switchyard-user-id': 'admin', 'x-switchyard-scopes': 'workflows-read workflows-write' };
+    const rebound = await rawRequest(svc.baseUrl, 'GET', wf(), { ...headers, host: `evil.example:${port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.detail.error).toBe('host_not_allowed');
+    expect((await rawRequest(svc.baseUrl, 'GET', wf(), { ...headers, host: `127.0.0.1:${port}` })).status).toBe(200);
+  });
+});
+
 describe('with authentication, listed hosts and CORS origins', () => {
   let svc: TestService;
   const { key, entry } = newApiKey('ops', [...SCOPES]);

@@ -99,7 +99,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Where the request comes from, before who sends it (DNS rebinding, cross-site requests).
   await app.register(requestOrigin, {
     allowedHosts: edge.allowedHosts,
-    unauthenticated: !authenticator.required && !authenticator.config.trustProxyIdentity,
+    // Trusted-proxy headers are no credential: a rebound page could send them too.
+    unauthenticated: !authenticator.required,
     corsOrigins: options.corsOrigins ?? [],
   });
   // Authentication before rate limits: a limit counts per caller once the caller is known.

@@ -6,8 +6,8 @@
  *   `api-key` on, anything else (and every `X-API-Key`) is looked up among the hashed keys.
  * - With `trustProxyIdentity`, a request without a credential but with `x-switchyard-user-id` (or
  *   `-username`) is who those headers say (an authenticating proxy in front vouches for them),
- *   with the scopes of `x-switchyard-scopes` (none without it) — except with `jwt` on, where a
- *   missing token is a 401 whatever the headers say.
+ *   with the scopes of `x-switchyard-scopes` (none without it) — only without a credential mode:
+ *   with `jwt` or `api-key` on, a missing credential is a 401 whatever the headers say.
  * - Otherwise: with a mode on, or in trusted-proxy mode, 401 `authentication_required`; with
  *   neither (`SWITCHYARD_AUTH=none`), the anonymous identity, for which no scope is checked.
  *
@@ -85,9 +85,9 @@ export class Authenticator {
     // Without a mode, credentials are not looked at (a client may send one to any service).
     const credential = this.required ? credentialOf(headers) : null;
     if (credential !== null) return this.#verify(credential);
-    // With `jwt` on, proxy headers never stand in for a missing token: whoever reaches the
-    // service directly could otherwise name any user.
-    if (this.config.trustProxyIdentity && !this.config.modes.includes('jwt')) {
+    // With a credential mode on, proxy headers never stand in for a missing credential: whoever
+    // reaches the service directly could otherwise name any user.
+    if (this.config.trustProxyIdentity && !this.required) {
       const proxied = proxyIdentityOf(headers);
       if (proxied !== null) return proxied;
     }

@@ -6,8 +6,9 @@
  *   127.0.0.1 reaches a loopback service with `Host: evil.example`. When the list is on, a request
  *   whose `Host` is neither a loopback name on the port the connection arrived at nor an entry of
  *   `allowedHosts` (`name` for any port, `name:port` for one) gets 403 `host_not_allowed`. It is
- *   on whenever `allowedHosts` is non-empty, and always without authentication (then only loopback
- *   names pass, unless listed).
+ *   on whenever `allowedHosts` is non-empty, and always without a credential mode — trusted-proxy
+ *   mode included, since a rebound page can send the proxy's headers too (then only loopback names
+ *   pass, unless listed).
  * - **`Origin` check** (cross-site requests): browsers send `Origin` with every cross-site request
  *   and with every POST, PUT and DELETE, so a state-changing request (any method but GET, HEAD and
  *   OPTIONS) whose `Origin` is neither the service's own (the same host and port as its `Host`)
@@ -23,7 +24,7 @@ import { errorBody } from './error-body.ts';
 export interface RequestOriginOptions {
   /** Host names (`name` or `name:port`, lower case) accepted besides loopback names; see config.ts. */
   allowedHosts: readonly string[];
-  /** True without authentication: the `Host` check is on even when `allowedHosts` is empty. */
+  /** True without a credential mode (`none`, trusted-proxy mode too): the `Host` check is on even when `allowedHosts` is empty. */
   unauthenticated: boolean;
   /** CORS origins (exact, or `['*']`): their pages may make state-changing requests. */
   corsOrigins: readonly string[];
