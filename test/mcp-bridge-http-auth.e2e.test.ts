@@ -3,7 +3,8 @@
  * 1): no credential gets 401 with a Bearer challenge; a foreign Host or Origin is refused; with a
  * bearer token the API sees the CALLER (its scopes and identity), never the bridge's own
  * --api-token; bridge tokens serve with the bridge's key; an unauthenticated bridge beyond
- * loopback does not start. The API requires API keys here.
+ * loopback does not start. The API requires API keys here, except in the last part: a bearer
+ * bridge beyond loopback in front of an API without authentication refuses with 503.
  */
 import { spawnSync } from 'node:child_process';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -237,5 +238,64 @@ describe('--http-auth none', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--host 0\.0\.0\.0 exposes the bridge beyond this machine, but --http-auth is none/);
     expect(run.stderr).toMatch(/--http-auth bearer/);
+  });
+});
+
+describe('bearer mode in front of an API without authentication (SWITCHYARD_AUTH=none)', () => {
+  let open: TestService;
+  beforeAll(async () => {
+    open = await startService();
+  });
+  afterAll(() => open?.close());
+
+  /** `/mcp` of a bridge listening on every interface, reached over loopback. */
+  const viaLoopback = (bridgeUrl: string) => `http://127.0.0.1:${new URL(bridgeUrl).port}/mcp`;
+
+  it('beyond loopback: answers every request 503 saying why and what to do, and warns once', async () => {
+    let logs = '';
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void (logs += line) });
+    const bridge = await startBridgeHttp(open.baseUrl, ['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com'], { logger });
+    try {
+      const url = viaLoopback(bridge.url);
+      for (const token of ['x', reader.key]) {
+        const answer = await raw(url, { body: INITIALIZE, headers: { host: 'mcp.example.com', authorization: `Bearer ${token}` } });
+        expect(answer.status).toBe(503);
+        expect(answer.headers.connection).toBe('close');
+        expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+        expect(answer.body.error.message).toMatch(/the API behind this bridge accepts unauthenticated calls, so bearer pass-through would authenticate nobody/);
+        expect(answer.body.error.message).toMatch(/SWITCHYARD_AUTH.*--host 127\.0\.0\.1/);
+      }
+      // Without a credential too, and on the metadata path: nothing is served.
+      expect((await raw(url, { body: INITIALIZE, headers: { host: 'mcp.example.com' } })).status).toBe(503);
+      expect((await raw(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`, { method: 'GET', headers: { host: 'mcp.example.com' } })).status).toBe(503);
+      // The Host check still comes first.
+      expect((await raw(url, { body: INITIALIZE, headers: { host: 'evil.example', authorization: 'Bearer x' } })).status).toBe(403);
+      const warnings = logs.split('\n').filter((line) => line.includes('accepts unauthenticated calls'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!).level).toBe(40);
+      expect(logs).not.toContain(reader.key);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('beyond loopback in front of an API that requires credentials: serves as before', async () => {
+    const bridge = await startBridgeHttp(svc.baseUrl, ['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com']);
+    try {
+      const answer = await raw(viaLoopback(bridge.url), { body: INITIALIZE, headers: { host: 'mcp.example.com', authorization: `Bearer ${reader.key}` } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result.serverInfo.name).toBe('switchyard');
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('on loopback: no check, local callers are served', async () => {
+    const client = await bridgeOverHttp(open.baseUrl, 'anything');
+    try {
+      expect((await client.call('list_workflows', {})).ok).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });

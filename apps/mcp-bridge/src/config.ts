@@ -56,8 +56,9 @@ export interface HttpConfig {
   /** The accepted bridge tokens in `tokens` mode (each at least {@link MIN_BRIDGE_TOKEN_LENGTH} characters); [] otherwise. */
   bridgeTokens: string[];
   /**
-   * Accepted `Host` header values, lower case, `host[:port]` (IPv6 in brackets). null: the
-   * defaults, computed once the port is known (http.ts `defaultAllowedHosts`).
+   * Accepted `Host` header values, lower case, `host[:port]` (IPv6 in brackets); `host` and
+   * `host:80` are the same (http-guard.ts `hostKey`). null: the defaults, computed once the port is
+   * known (http.ts `defaultAllowedHosts`).
    */
   allowedHosts: string[] | null;
   /**
@@ -92,7 +93,8 @@ Streamable HTTP (--http) callers must authenticate:
                            bearer  (default) each caller sends Authorization: Bearer <its own API key
                                    or JWT>; the bridge checks it with one API read, then passes it
                                    to the API for that request only, so the API's scopes and
-                                   identities apply; --api-token is unused
+                                   identities apply; --api-token is unused. Beyond loopback, 503
+                                   to all while the API needs no credential (SWITCHYARD_AUTH=none)
                            tokens  each caller sends Authorization: Bearer <a bridge token>; callers
                                    are served with the bridge's own --api-token (default when
                                    bridge tokens are configured)
@@ -102,7 +104,8 @@ Streamable HTTP (--http) callers must authenticate:
   --bridge-tokens-file PATH      same, one token per line, # comments (env SWITCHYARD_BRIDGE_TOKENS_FILE)
   --allowed-hosts h:p,...        accepted Host headers (env SWITCHYARD_BRIDGE_ALLOWED_HOSTS); default
                                  HOST:PORT, plus localhost, 127.0.0.1 and [::1] with PORT on loopback;
-                                 required when --host is 0.0.0.0 or ::
+                                 required when --host is 0.0.0.0 or ::; a name without port is
+                                 name:80 (as browsers send it)
   --allowed-origins o,...        accepted Origin headers, e.g. https://app.example.com (env
                                  SWITCHYARD_BRIDGE_ALLOWED_ORIGINS); default http(s):// of each
                                  allowed host. Requests without Origin (non-browser agents) pass.

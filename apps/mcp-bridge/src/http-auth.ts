@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type ApiClient } from './api-client.ts';
-import type { HttpAuthMode } from './config.ts';
+import { isLoopback, type HttpAuthMode } from './config.ts';
 
 /** Longest bearer token accepted, characters (JWTs with many claims stay well below). */
 const MAX_TOKEN_LENGTH = 8192;
@@ -100,6 +100,68 @@ export async function apiRefusesCredential(api: ApiClient): Promise<boolean> {
   } catch (error) {
     return error instanceof ApiError && error.status === 401;
   }
+}
+
+/**
+ * Whether the API requires a credential at all: the same small read as {@link apiRefusesCredential},
+ * made with NO `Authorization` header (`anonymous` must be a client without a token). true: 401 or
+ * 403 (the API authenticates its callers); false: 2xx (it serves anyone, e.g. `SWITCHYARD_AUTH=none`,
+ * so it also ignores whatever bearer token a caller sends); null: unknown (the API unreachable, or
+ * any other answer). Never throws.
+ */
+export async function apiNeedsCredential(anonymous: ApiClient): Promise<boolean | null> {
+  try {
+    await anonymous.get(PROBE_PATH, { page: 1, perPage: 1 });
+    return false;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return true;
+    return null;
+  }
+}
+
+/** How long a definite answer of {@link createCredentialRequirementCheck} is reused, ms. */
+export const CREDENTIAL_CHECK_TTL_MS = 60_000;
+
+/** Options of {@link createCredentialRequirementCheck}. */
+export interface CredentialRequirementCheckOptions {
+  /** How long a definite answer (true or false) is reused, ms; default {@link CREDENTIAL_CHECK_TTL_MS}. Unknown answers are not reused. */
+  ttlMs?: number;
+  /** Clock, ms (tests). */
+  now?: () => number;
+}
+
+/**
+ * {@link apiNeedsCredential} with a cache: a definite answer is reused for `ttlMs`, concurrent calls
+ * share one probe, and an unknown answer (API unreachable) is asked again by the next call.
+ * The returned function never throws.
+ */
+export function createCredentialRequirementCheck(anonymous: ApiClient, options: CredentialRequirementCheckOptions = {}): () => Promise<boolean | null> {
+  const ttlMs = options.ttlMs ?? CREDENTIAL_CHECK_TTL_MS;
+  const now = options.now ?? Date.now;
+  let cached: { value: boolean; until: number } | null = null;
+  let inFlight: Promise<boolean | null> | null = null;
+  return () => {
+    if (cached && now() < cached.until) return Promise.resolve(cached.value);
+    inFlight ??= apiNeedsCredential(anonymous).then((value) => {
+      inFlight = null;
+      cached = value === null ? null : { value, until: now() + ttlMs };
+      return value;
+    });
+    return inFlight;
+  };
+}
+
+/**
+ * Whether the HTTP mode may serve at all, given what the API behind it does with credentials.
+ * False only for `bearer` mode on a non-loopback `host` in front of an API that needs no credential
+ * (`apiNeedsCredential` false): the API would ignore every caller's token, so any network caller
+ * with `Bearer x` would be served. Loopback hosts (local callers only), the `tokens` and `none`
+ * modes (the bridge itself checks or needs no caller credential) and an unknown answer (null: the
+ * API unreachable) are usable.
+ */
+export function bearerModeUsable(input: { mode: HttpAuthMode; host: string; apiNeedsCredential: boolean | null }): boolean {
+  if (input.mode !== 'bearer' || isLoopback(input.host)) return true;
+  return input.apiNeedsCredential !== false;
 }
 
 /**

@@ -9,12 +9,18 @@
  * whether it accepts the token, with one small read), then the body (at most
  * {@link MAX_BODY_BYTES}; 413). Refusals close the connection. In `bearer` mode the
  * protected-resource metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource/mcp`.
+ *
+ * In `bearer` mode on a non-loopback host, right after the Host/Origin check, the bridge also asks
+ * whether the API requires a credential at all (one read without any, answer kept 60 s): an API
+ * that serves anyone (`SWITCHYARD_AUTH=none`) ignores the callers' tokens, so pass-through would
+ * authenticate nobody, and every request gets 503 until the API requires credentials
+ * (http-auth.ts {@link bearerModeUsable}). An unreachable API does not trigger this.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ApiClientPool } from './api-client.ts';
 import type { HttpConfig } from './config.ts';
-import { apiRefusesCredential, challengeOf, createHttpAuthenticator, type Refused } from './http-auth.ts';
+import { apiRefusesCredential, bearerModeUsable, challengeOf, createCredentialRequirementCheck, createHttpAuthenticator, type Refused } from './http-auth.ts';
 import { checkHostAndOrigin, defaultAllowedHosts, defaultAllowedOrigins, type HostOriginLists } from './http-guard.ts';
 import { buildServer, type ServerDeps } from './server.ts';
 
@@ -41,6 +47,10 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
 /** Time a client has to send its whole request (headers and body), ms; the answer may take longer. */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** The 503 answer's message when the API behind a non-loopback bearer bridge needs no credential. */
+export const OPEN_API_MESSAGE =
+  'Service unavailable: the API behind this bridge accepts unauthenticated calls, so bearer pass-through would authenticate nobody; ' +
+  'turn authentication on in the API (SWITCHYARD_AUTH) or bind the bridge to loopback (--host 127.0.0.1)';
 /** Path of the protected-resource metadata of `/mcp` (RFC 9728 §3.1: the resource's path appended). */
 const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
@@ -51,6 +61,11 @@ const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<HttpBridge> {
   const authenticate = createHttpAuthenticator({ mode: options.auth, bridgeTokens: options.bridgeTokens, apiToken: deps.apiToken });
   const lists: { hosts: string[]; origins: string[] } = { hosts: [], origins: [] };
+  // Would this bridge be unusable in front of an API that needs no credential? Then ask the API.
+  const checkApi = !bearerModeUsable({ mode: options.auth, host: options.host, apiNeedsCredential: false });
+  const anonymousApi = deps.apis.forToken(null);
+  const apiNeedsCredential = createCredentialRequirementCheck(anonymousApi);
+  let refusingOpenApi = false;
   const http = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       deps.logger?.error({ err: error }, 'MCP HTTP request failed');
@@ -67,6 +82,7 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
       deps.logger?.warn({ host: request.headers.host, origin: request.headers.origin, remote: request.socket.remoteAddress }, 'MCP HTTP request refused: Host or Origin not allowed');
       return sendJson(response, 403, rpcError(-32000, refusal), { connection: 'close' });
     }
+    if (checkApi && !(await apiUsable())) return sendJson(response, 503, rpcError(-32000, OPEN_API_MESSAGE), { connection: 'close' });
     const path = (request.url ?? '/').split('?')[0];
     if (path === RESOURCE_METADATA_PATH && options.auth === 'bearer') {
       if (request.method !== 'GET') return sendJson(response, 405, { error: 'method not allowed' }, { allow: 'GET' });
@@ -85,7 +101,10 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
     }
     if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return tooLarge(response);
     const body = await readJson(request);
-    if (body === CLOSED) return;
+    if (body === CLOSED) {
+      deps.logger?.debug({ remote: request.socket.remoteAddress }, 'MCP HTTP request closed by the client before its body was read');
+      return;
+    }
     if (body === TOO_LARGE) return tooLarge(response);
     if (body === undefined) return sendJson(response, 400, rpcError(-32700, 'Parse error: the body is not JSON'));
     const server = buildServer({ ...deps, api });
@@ -96,6 +115,26 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
     });
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
+  }
+
+  /**
+   * False while the API serves callers without a credential (see the module comment); logs the
+   * change at warn once when it starts, at info when it ends.
+   */
+  async function apiUsable(): Promise<boolean> {
+    const needed = await apiNeedsCredential();
+    const usable = bearerModeUsable({ mode: options.auth, host: options.host, apiNeedsCredential: needed });
+    if (!usable && !refusingOpenApi) {
+      deps.logger?.warn(
+        { host: options.host, api: anonymousApi.url('/') },
+        'MCP HTTP requests refused (503): the API accepts unauthenticated calls, so bearer pass-through would authenticate nobody; turn authentication on in the API (SWITCHYARD_AUTH) or bind the bridge to loopback',
+      );
+    } else if (usable && refusingOpenApi && needed === true) {
+      deps.logger?.info({ host: options.host }, 'MCP HTTP requests served again: the API now requires credentials');
+    }
+    if (!usable) refusingOpenApi = true;
+    else if (needed === true) refusingOpenApi = false;
+    return usable;
   }
 
   /** 401 with the Bearer challenge; the connection closes (an unread body is not waited for). */
@@ -140,15 +179,20 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
   };
 }
 
-const TOO_LARGE = Symbol('too large');
-const CLOSED = Symbol('closed');
+/** {@link readJson}'s answer for a body over {@link MAX_BODY_BYTES}. */
+export const TOO_LARGE = Symbol('too large');
+/** {@link readJson}'s answer when the client went away before the body was read. */
+export const CLOSED = Symbol('closed');
 
 /**
  * The request body as JSON; undefined when it is not JSON, {@link TOO_LARGE} past
  * {@link MAX_BODY_BYTES} (reading stops, the socket stays up for the 413), {@link CLOSED} when the
- * client went away first.
+ * client went away first — also when it went away before this call (the request already destroyed
+ * or ended while the bridge awaited the API: its 'close' and 'end' have fired and would never
+ * fire again). Always settles; never rejects.
  */
-function readJson(request: IncomingMessage): Promise<unknown> {
+export function readJson(request: IncomingMessage): Promise<unknown> {
+  if (request.destroyed || request.readableEnded) return Promise.resolve(CLOSED);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,13 +1,30 @@
 /**
  * The HTTP mode's start-up rules (authentication modes, bridge tokens, Host/Origin lists, the
  * refusal of an unauthenticated bridge beyond loopback) and its per-request decisions (which
- * credential a request is served with, which Host and Origin pass), without a network.
+ * credential a request is served with, which Host and Origin pass, whether a bearer bridge may serve
+ * in front of an API that needs no credential), without a network.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, checkHostAndOrigin, challengeOf, createHttpAuthenticator, defaultAllowedHosts, defaultAllowedOrigins, parseConfig } from '@switchyard/mcp-bridge';
+import {
+  ApiError,
+  ApiUnavailableError,
+  ConfigError,
+  apiNeedsCredential,
+  bearerModeUsable,
+  checkHostAndOrigin,
+  challengeOf,
+  createCredentialRequirementCheck,
+  createHttpAuthenticator,
+  defaultAllowedHosts,
+  defaultAllowedOrigins,
+  hostKey,
+  originKey,
+  parseConfig,
+  type ApiClient,
+} from '@switchyard/mcp-bridge';
 
 const TOKEN_A = 'bridge-token-aaaaaaaaaaaa';
 const TOKEN_B = 'bridge-token-bbbbbbbbbbbb';
@@ -116,5 +133,100 @@ describe('per-request decisions', () => {
     expect(checkHostAndOrigin({}, lists)).toMatch(/Host header/);
     expect(checkHostAndOrigin({ host: 'localhost:8090', origin: 'https://evil.example' }, lists)).toMatch(/Origin 'https:\/\/evil.example' is not allowed/);
     expect(checkHostAndOrigin({ host: 'localhost:8090', origin: 'null' }, lists)).toMatch(/Origin 'null'/);
+  });
+
+  it('treats a Host without port as port 80, as browsers send it (and as the API does)', () => {
+    expect(hostKey('Example.com:80')).toBe('example.com');
+    expect(hostKey('[::1]:80')).toBe('[::1]');
+    for (const other of ['example.com:8080', 'example.com:800', 'example.com:080', 'example.com:', 'a@example.com:80']) expect(hostKey(other), other).not.toBe('example.com');
+    expect(originKey('HTTP://example.com:80')).toBe('http://example.com');
+    expect(originKey('https://example.com:443')).toBe('https://example.com');
+    expect(originKey('https://example.com:80')).toBe('https://example.com:80');
+    expect(originKey('http://example.com:443')).toBe('http://example.com:443');
+
+    // An entry with :80 matches a browser's Host without port, and the other way round.
+    const listed = { hosts: ['example.com:80', 'proxy.example.com'], origins: ['http://example.com:80', 'https://proxy.example.com'] };
+    expect(checkHostAndOrigin({ host: 'example.com', origin: 'http://example.com' }, listed)).toBeNull();
+    expect(checkHostAndOrigin({ host: 'example.com:80' }, listed)).toBeNull();
+    expect(checkHostAndOrigin({ host: 'proxy.example.com' }, listed)).toBeNull();
+    expect(checkHostAndOrigin({ host: 'proxy.example.com:80', origin: 'https://proxy.example.com:443' }, listed)).toBeNull();
+    // Other ports still match exactly.
+    expect(checkHostAndOrigin({ host: 'example.com:8080' }, listed)).toMatch(/Host header 'example.com:8080' is not allowed/);
+    expect(checkHostAndOrigin({ host: 'proxy.example.com:8443' }, listed)).toMatch(/is not allowed/);
+    expect(checkHostAndOrigin({ host: 'example.com', origin: 'http://example.com:8080' }, listed)).toMatch(/Origin 'http:\/\/example.com:8080' is not allowed/);
+
+    // A bridge listening on port 80: the defaults accept the Host and Origin a browser sends.
+    const hosts = defaultAllowedHosts('127.0.0.1', 80);
+    const lists = { hosts, origins: defaultAllowedOrigins(hosts) };
+    for (const host of ['127.0.0.1', 'localhost', '[::1]', 'localhost:80']) expect(checkHostAndOrigin({ host, origin: `http://${host}` }, lists), host).toBeNull();
+    expect(checkHostAndOrigin({ host: 'localhost:8080' }, lists)).toMatch(/is not allowed/);
+    // --allowed-hosts accepts both spellings.
+    expect(parseConfig(['--http', '80', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com:80,other.example.com'], {})!.http!.allowedHosts).toEqual(['mcp.example.com:80', 'other.example.com']);
+  });
+});
+
+describe('bearer mode in front of an API that needs no credential', () => {
+  it('is refused only beyond loopback, and only when the API is known to serve anyone', () => {
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'mcp.example.com']) {
+      expect(bearerModeUsable({ mode: 'bearer', host, apiNeedsCredential: false }), host).toBe(false);
+      expect(bearerModeUsable({ mode: 'bearer', host, apiNeedsCredential: true }), host).toBe(true);
+      // Unknown (API unreachable): served as before; the tool calls report the API.
+      expect(bearerModeUsable({ mode: 'bearer', host, apiNeedsCredential: null }), host).toBe(true);
+      // Bridge tokens: the bridge itself authenticates its callers.
+      expect(bearerModeUsable({ mode: 'tokens', host, apiNeedsCredential: false }), host).toBe(true);
+    }
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) {
+      expect(bearerModeUsable({ mode: 'bearer', host, apiNeedsCredential: false }), host).toBe(true);
+      expect(bearerModeUsable({ mode: 'none', host, apiNeedsCredential: false }), host).toBe(true);
+    }
+  });
+
+  /** An API client whose every read answers as `answer` says, counting the reads. */
+  function fakeApi(answer: () => Promise<unknown>): ApiClient & { reads: number } {
+    const api = {
+      reads: 0,
+      get: async <T>(): Promise<T> => {
+        api.reads += 1;
+        return (await answer()) as T;
+      },
+      post: async () => Promise.reject(new Error('unused')),
+      put: async () => Promise.reject(new Error('unused')),
+      delete: async () => Promise.reject(new Error('unused')),
+      url: (path: string) => `http://api.test${path}`,
+      close: async () => {},
+    };
+    return api;
+  }
+
+  it('asks the API with a read without a credential: 2xx needs none, 401/403 need one, anything else is unknown', async () => {
+    expect(await apiNeedsCredential(fakeApi(async () => ({ items: [] })))).toBe(false);
+    expect(await apiNeedsCredential(fakeApi(async () => Promise.reject(new ApiError(401, 'unauthorized', 'no', 'u'))))).toBe(true);
+    expect(await apiNeedsCredential(fakeApi(async () => Promise.reject(new ApiError(403, 'forbidden', 'no', 'u'))))).toBe(true);
+    expect(await apiNeedsCredential(fakeApi(async () => Promise.reject(new ApiError(500, 'internal', 'no', 'u'))))).toBeNull();
+    expect(await apiNeedsCredential(fakeApi(async () => Promise.reject(new ApiUnavailableError('u', 'ECONNREFUSED'))))).toBeNull();
+  });
+
+  it('keeps a definite answer for 60 s, shares one probe between concurrent requests and asks again after an unknown one', async () => {
+    let clock = 0;
+    let open = true;
+    const api = fakeApi(async () => (open ? {} : Promise.reject(new ApiError(401, 'unauthorized', 'no', 'u'))));
+    const check = createCredentialRequirementCheck(api, { now: () => clock });
+    expect(await Promise.all([check(), check(), check()])).toEqual([false, false, false]);
+    expect(api.reads).toBe(1);
+    open = false;
+    clock = 59_999;
+    expect(await check()).toBe(false);
+    expect(api.reads).toBe(1);
+    clock = 60_000;
+    expect(await check()).toBe(true);
+    expect(api.reads).toBe(2);
+
+    let reachable = false;
+    const flaky = fakeApi(async () => (reachable ? {} : Promise.reject(new ApiUnavailableError('u', 'ECONNREFUSED'))));
+    const flakyCheck = createCredentialRequirementCheck(flaky, { now: () => 0 });
+    expect(await flakyCheck()).toBeNull();
+    reachable = true;
+    expect(await flakyCheck()).toBe(false);
+    expect(flaky.reads).toBe(2);
   });
 });
