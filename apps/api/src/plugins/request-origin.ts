@@ -33,12 +33,12 @@ export interface RequestOriginOptions {
 /** Methods that never change state (and that browsers send cross-site without an `Origin` for GET/HEAD). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** `name` and `port` of a `Host` header value (port '' when absent); null when it is not a host. */
-function parseHost(value: string): { name: string; port: string } | null {
+/** `name`, `port` ('' when absent) and `host` (`name[:port]`, normalized) of a `Host` header value; null when it is not a host. */
+function parseHost(value: string): { name: string; port: string; host: string } | null {
   try {
     const url = new URL(`http://${value}`);
     if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '') return null;
-    return { name: url.hostname.toLowerCase(), port: url.port };
+    return { name: url.hostname.toLowerCase(), port: url.port, host: url.host };
   } catch {
     return null;
   }
@@ -52,20 +52,32 @@ export function hostAllowed(host: string | undefined, localPort: number | undefi
   const port = parsed.port === '' ? '80' : parsed.port;
   // No local port: an injected request (tests), which came over no network.
   if (isLoopback(parsed.name) && (localPort === undefined || port === String(localPort))) return true;
-  const name = parsed.name;
-  return allowedHosts.some((entry) => entry === name || entry === `${name}:${port}` || (parsed.port === '' && entry === `${name}:80`));
+  return listed(parsed, allowedHosts);
 }
 
-/** True when a state-changing request with `origin` (absent: not a browser) may go on. */
-export function originAllowed(origin: string | undefined, host: string | undefined, corsOrigins: readonly string[]): boolean {
+/** True when `allowedHosts` lists the host `name` (any port) or `name:port` (an absent port is 80). */
+function listed(parsed: { name: string; port: string }, allowedHosts: readonly string[]): boolean {
+  const port = parsed.port === '' ? '80' : parsed.port;
+  return allowedHosts.some((entry) => entry === parsed.name || entry === `${parsed.name}:${port}`);
+}
+
+/**
+ * True when a state-changing request with `origin` (absent: not a browser) may go on: a listed CORS
+ * origin, the request's own `Host`, or a host of `allowedHosts` (the service's public name, when a
+ * proxy forwards another `Host`).
+ */
+export function originAllowed(origin: string | undefined, host: string | undefined, corsOrigins: readonly string[], allowedHosts: readonly string[] = []): boolean {
   if (origin === undefined) return true;
   if (corsOrigins.includes('*') || corsOrigins.includes(origin)) return true;
-  if (origin === 'null' || host === undefined) return false;
+  if (origin === 'null') return false;
+  let page: URL;
   try {
-    return new URL(origin).host === new URL(`http://${host}`).host;
+    page = new URL(origin);
   } catch {
     return false;
   }
+  if (host !== undefined && page.host === parseHost(host)?.host) return true;
+  return listed({ name: page.hostname.toLowerCase(), port: page.port === '' ? (page.protocol === 'https:' ? '443' : '80') : page.port }, allowedHosts);
 }
 
 function refuse(reply: FastifyReply, code: string, message: string): FastifyReply {
@@ -86,7 +98,7 @@ export default fp(
       }
       if (SAFE_METHODS.has(request.method)) return;
       const origin = request.headers.origin;
-      if (!originAllowed(origin, host, options.corsOrigins)) {
+      if (!originAllowed(origin, host, options.corsOrigins, options.allowedHosts)) {
         return refuse(
           reply,
           'origin_not_allowed',
