@@ -32,10 +32,14 @@ describe('publicErrorText', () => {
       'connect ECONNREFUSED [address]; also [address]/a and [address]',
     );
     expect(scrub('host 192.168.1.20 is down')).toBe('host [address] is down');
+    expect(scrub('connect ECONNREFUSED fd00::5:443')).toBe('connect ECONNREFUSED [address]');
+    expect(scrub('connect EHOSTUNREACH 2001:db8:0:0:0:0:0:1 - Local (:::0)')).toBe('connect EHOSTUNREACH [address] - Local ([address])');
+    expect(scrub('getaddrinfo ENOTFOUND hooks.internal.corp')).toBe('getaddrinfo ENOTFOUND [address]');
+    expect(scrub('getaddrinfo EAI_AGAIN db; retry')).toBe('getaddrinfo EAI_AGAIN [address]; retry');
   });
 
   it('leaves text without paths or addresses alone', () => {
-    const text = "Node 'A' failed: tool error: value must be 1.5 or 2::3 ratio; version 1.2.3";
+    const text = "Node 'A' failed: tool error: value must be 1.5 or a 2:3 ratio at 10:30; version 1.2.3 (see Foo::bar)";
     expect(scrub(text)).toBe(text);
     expect(publicErrorText()('plain')).toBe('plain');
   });

@@ -6,8 +6,9 @@
  *
  * - the service's data directory (absolute, as configured and as resolved through symlinks) with
  *   `$DATA_DIR` (an MCP filesystem server quotes its allowed directory when it refuses a path);
- * - network locations — a URL's `scheme://host[:port]`, an IPv4 address with or without a port,
- *   a loopback IPv6 address — with `[address]` (a refused connection names the address it tried).
+ * - network locations — a URL's `scheme://host[:port]`, an IPv4 or IPv6 address with or without
+ *   a port, the host name of a DNS failure — with `[address]` (a refused connection names the
+ *   address it tried, a failed lookup the name).
  *
  * Paths below the data directory keep their relative part (`$DATA_DIR/files/a.txt`), and URL paths
  * stay (`[address]/hook`), so a message still says what failed. The executors' own log records keep
@@ -27,8 +28,14 @@ const URL_ORIGIN = /\b[a-z][a-z0-9+.-]{1,15}:\/\/(?:[^\s/"'`<>()[\]{},@]*@)?(?:\
 /** An IPv4 address, optionally with a port. */
 const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g;
 
-/** IPv6 loopback and IPv4-mapped forms as Node prints them in connection errors (`::1:8080`, `::ffff:10.0.0.1`). */
-const IPV6_LOOPBACK = /(?<![\w:])::(?:ffff:)?1(?::\d{1,5})?(?![\w:])/gi;
+/**
+ * IPv6 addresses as Node prints them in connection errors (`fd00::5:443`, `::1:8080`,
+ * `2001:db8::1`): hex groups with at least two colons, one of them part of a `::` or seven in all.
+ */
+const IPV6 = /(?<![\w:.])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,8}(?![\w:])/gi;
+
+/** The host name a DNS failure names (`getaddrinfo ENOTFOUND hooks.internal.corp`). */
+const DNS_FAILURE = /\b(ENOTFOUND|EAI_AGAIN|ESERVFAIL|ENODATA)\s+[^\s,;:'")]+/g;
 
 /** Options of {@link publicErrorText}. */
 export interface PublicTextOptions {
@@ -61,7 +68,8 @@ export function publicErrorText(options: PublicTextOptions = {}): (text: string)
   const dataDir = forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
   return (text) => {
     let out = dataDir === null ? text : text.replace(dataDir, DATA_DIR_PLACEHOLDER);
-    out = out.replace(URL_ORIGIN, ADDRESS_PLACEHOLDER).replace(IPV4, ADDRESS_PLACEHOLDER).replace(IPV6_LOOPBACK, ADDRESS_PLACEHOLDER);
+    out = out.replace(URL_ORIGIN, ADDRESS_PLACEHOLDER).replace(IPV4, ADDRESS_PLACEHOLDER).replace(IPV6, ADDRESS_PLACEHOLDER);
+    out = out.replace(DNS_FAILURE, `$1 ${ADDRESS_PLACEHOLDER}`);
     return out;
   };
 }
