@@ -1,6 +1,7 @@
 /**
- * Where an executor's HTTP requests may go (security issue, item 6), shared by the `http` and `a2a`
- * kinds:
+ * Where an executor's HTTP requests may go (security issue, item 6). The redirect rule is shared by
+ * the `http` and `a2a` kinds; the origin and address rules apply to `a2a` only (an agent card may
+ * name another target, while a webhook's URL is the operator's and nobody else can steer it):
  *
  * - Redirects are never followed: a 3xx answer fails the attempt, not retryable
  *   ({@link isRedirect}, {@link redirectRefusal}). Following one would send the entry's secret

@@ -353,7 +353,8 @@ export class WorkflowRuns {
    * ended, whoever executes it: no lease needed (the run's owner is busy executing the step that
    * asks). Unless one with the same `gateKey` exists. With `expectedCount`, only while the run
    * holds exactly that many requirements (a compare-and-set: the caller checked the run's bounds on
-   * that state, and requirements are only ever appended). Returns the run with it, or null when the
+   * that state). The count stands for the state only because requirements are only ever appended:
+   * a `$pull` on `pending_requirements` anywhere would let remove-one-add-one pass this check. Returns the run with it, or null when the
    * run does not exist, has ended, already has that key, or holds another number of requirements.
    */
   async addRequirementToLiveRun(runId: string, requirement: RequirementRecord, now: Date, expectedCount?: number): Promise<RunRecord | null> {
