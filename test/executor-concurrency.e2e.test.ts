@@ -6,46 +6,45 @@
  * cancelled without its call ever reaching the webhook.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookServer } from '../packages/runner/src/testing/webhook-server.ts';
 import { CANVAS, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
 const PER_ORIGIN = 3;
 
-/** A webhook that holds every request until the test releases it; tracks how many are open at once, and the sockets used. */
+/**
+ * The scripted webhook of the runner's tests with a responder that holds every request until the
+ * test releases it, tracking how many are open at once and the sockets used.
+ */
 class HoldingWebhook {
   readonly held: ServerResponse[] = [];
-  /** Every request's body, in arrival order. */
-  readonly bodies: string[] = [];
   readonly sockets = new Set<string>();
   open = 0;
   maxOpen = 0;
-  private constructor(private readonly server: Server) {}
+  private constructor(private readonly server: WebhookServer) {
+    server.respond((_request, response) => {
+      this.sockets.add(`${response.socket?.remotePort}`);
+      this.open++;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      response.on('close', () => this.open--);
+      this.held.push(response);
+    });
+  }
 
   static async start(): Promise<HoldingWebhook> {
-    const server = createServer();
-    const webhook = new HoldingWebhook(server);
-    server.on('request', (request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        webhook.bodies.push(Buffer.concat(chunks).toString('utf8'));
-        webhook.sockets.add(`${request.socket.remotePort}`);
-        webhook.open++;
-        webhook.maxOpen = Math.max(webhook.maxOpen, webhook.open);
-        response.on('close', () => webhook.open--);
-        webhook.held.push(response);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return webhook;
+    return new HoldingWebhook(await WebhookServer.start());
+  }
+
+  /** Every request's body, in arrival order. */
+  get bodies(): string[] {
+    return this.server.requests.map((request) => request.body);
   }
 
   url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hold`;
+    return this.server.url('/hold');
   }
 
   /** Answers every request held now with `{ ok: true }`. */
@@ -53,16 +52,13 @@ class HoldingWebhook {
     for (const response of this.held.splice(0)) response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   }
 
-  /** Resolves once `count` requests arrived in all (polls every 10 ms, at most 15 s). */
-  async untilReceived(count: number): Promise<void> {
-    for (const deadline = Date.now() + 15_000; this.bodies.length < count; await new Promise((resolve) => setTimeout(resolve, 10))) {
-      if (Date.now() > deadline) throw new Error(`only ${this.bodies.length} of ${count} requests arrived`);
-    }
+  /** Resolves once `count` requests arrived in all. */
+  untilReceived(count: number): Promise<void> {
+    return this.server.untilRequests(count);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.server.close();
   }
 }
 
