@@ -7,7 +7,7 @@
  * runs and is recorded. Continuing a run after a crash, a human decision, a resume, a retry or a
  * rerun is the same walk over more history.
  *
- * Semantics (what users see, also documented in the README):
+ * Semantics (what users see, also documented in docs/guide/how-runs-execute.md):
  * - Sequences (root nodes, a loop body, a condition branch, a router choice) run in order; each
  *   step sees the previous one's output as `previous_step_content`.
  * - step: arguments = `config` with `{"$cel": ...}` expressions evaluated; executor call with

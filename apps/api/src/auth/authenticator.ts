@@ -23,7 +23,7 @@ import type { Scope } from './scopes.ts';
 export const AUTH_MODES = ['jwt', 'api-key'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
-/** How requests are authenticated (README "Authentication"). */
+/** How requests are authenticated (docs/operations/authentication.md). */
 export interface AuthConfig {
   /** Empty: `none`. */
   modes: AuthMode[];

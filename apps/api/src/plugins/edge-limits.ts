@@ -12,7 +12,7 @@
  *   request whose body has not been read completely carries `Connection: close`, so Node closes the
  *   socket after the answer instead of reading the rest of a trickled body.
  *
- * Production runs behind a buffering reverse proxy (README "Security"), which absorbs slow clients
+ * Production runs behind a buffering reverse proxy (docs/operations/security.md), which absorbs slow clients
  * before they reach the service; these bounds keep a directly exposed service alive.
  */
 import type { Socket } from 'node:net';

@@ -2,7 +2,7 @@
  * Resolving HITL requirements (spec endpoint 10, "/approve (HITL resolution)"; DESIGN.md
  * "HITL v2"). One compare-and-set records the decision; the run then continues by itself.
  *
- * Status codes (documented in the README):
+ * Status codes (documented in docs/guide/hitl.md and docs/reference/http-api.md):
  * - 404: the workflow or run does not exist, or the run never had a requirement for `stepId`;
  * - 409: the run has ended, or the requirement is already decided — whether the other decision
  *   came long before or a moment before (a lost race). Every loser gets 409, so a client can

@@ -8,7 +8,7 @@
  * polls GET .../human-requests/{request_id} until it is answered, expired or cancelled (the run's
  * end closes it, like every undecided requirement).
  *
- * Status codes (documented in the README):
+ * Status codes (documented in docs/guide/hitl.md and docs/reference/http-api.md):
  * - 404: the workflow or run does not exist (`run`), the node is not in the run's definition
  *   snapshot (`node`), or the run has no human request with that id (`requirement`);
  * - 409: the run has ended (`details.currentStatus`); `limit_reached` when a per-run cap refuses

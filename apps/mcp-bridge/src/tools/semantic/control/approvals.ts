@@ -122,7 +122,7 @@ export function placeOf(nodeId: string, stepId: string, iterationPath?: string):
   return { iterationPath: path, iteration: innermost === undefined ? 0 : Number(innermost) };
 }
 
-/** The resolutions a gate accepts (README "Human gates": confirm and reject always; the others by kind). */
+/** The resolutions a gate accepts (docs/guide/hitl.md: confirm and reject always; the others by kind). */
 function allowedResolutionsOf(requirement: RestRequirement, isHumanRequest: boolean): Resolution[] {
   const allowed: Resolution[] = [];
   // A human request with choices cannot be confirmed: a choice must be picked.
