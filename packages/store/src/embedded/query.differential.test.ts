@@ -28,7 +28,9 @@ const condition = (values: fc.Arbitrary<unknown>) =>
 /** A stored document and a filter whose values are often the document's own (so that some match). */
 const documentAndFilter = storedDocument.chain((doc) => {
   const own = Object.values(doc);
-  const values = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...own) }, { weight: 3, arbitrary: plainScalar }, { weight: 1, arbitrary: bsonScalar });
+  // The document's values, their loose twins (`'1'` for `1`, `-0` for `0`, `1` for `true`...) and others.
+  const twins = own.flatMap((value) => (typeof value === 'object' && value !== null ? [value] : [value, String(value), Number(value), Boolean(value), typeof value === 'number' ? -value : value]));
+  const values = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...twins) }, { weight: 3, arbitrary: plainScalar }, { weight: 1, arbitrary: bsonScalar });
   const field = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...Object.keys(doc)) }, { weight: 3, arbitrary: key }, { weight: 1, arbitrary: fc.constantFrom('a.b', 'a.0', '_id') });
   return fc.tuple(fc.constant(doc), fc.dictionary(field, condition(values), { minKeys: 0, maxKeys: 3, noNullPrototype: true }));
 });
