@@ -152,7 +152,7 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   if (!named || simple !== null) {
     const matches = compileFilter(filter);
     const selected = sort || skip > 0 ? windowed(matches, candidates, sort, skip, limit) : firstMatches(matches, candidates, Math.abs(limit));
-    return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple));
+    return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple) ?? compiledQuery({}).find<Document>([doc], projection).all()[0]!);
   }
   const query = compiledQuery(filter);
   // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project
