@@ -18,6 +18,7 @@ import { isImmutable } from '@switchyard/domain';
 import { LRUCache } from 'lru-cache';
 import { BSON, ObjectId } from 'mongodb';
 import { DocumentTooLargeError, type Document } from '../document-collection.ts';
+import { FAST_PATHS } from './fast-paths.ts';
 
 /** MongoDB's maximum document size in bytes of BSON (16 MiB); writing stops a little past it. */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -43,7 +44,7 @@ class LeaveToBson extends Error {}
  * what BSON cannot hold.
  */
 export function serializeDocument(doc: Document): Uint8Array {
-  if (Object.getPrototypeOf(doc) !== Object.prototype || typeof doc.toBSON === 'function' || doc._bsontype != null) return BSON.serialize(doc);
+  if (!FAST_PATHS.bsonWriter || Object.getPrototypeOf(doc) !== Object.prototype || typeof doc.toBSON === 'function' || doc._bsontype != null) return BSON.serialize(doc);
   const writer = new Writer();
   try {
     writer.document(doc, false, 0);

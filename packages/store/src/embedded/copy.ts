@@ -12,6 +12,7 @@ import { isImmutable, memoOnImmutable } from '@switchyard/domain';
 import { BSON, ObjectId } from 'mongodb';
 import { DocumentTooLargeError, type Document } from '../document-collection.ts';
 import { serializeDocument } from './bson-writer.ts';
+import { FAST_PATHS } from './fast-paths.ts';
 
 /** MongoDB's maximum document size in bytes of BSON (16 MiB). */
 const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
@@ -76,7 +77,7 @@ export function copyValue(value: unknown): unknown {
 export function normalizeDocument(doc: Document): { readonly document: Document; readonly bytes: Uint8Array } {
   const bytes = encodeDocument(doc);
   // A plain deep copy is the same as decoding, and cheaper, when BSON would change nothing.
-  const copy = copyIfNormalized(doc, 0);
+  const copy = FAST_PATHS.copyOnce ? copyIfNormalized(doc, 0) : NOT_NORMALIZED;
   return { document: copy === NOT_NORMALIZED ? decodeDocument(bytes) : (copy as Document), bytes };
 }
 
@@ -86,7 +87,7 @@ export function normalizeDocument(doc: Document): { readonly document: Document;
  * that copies while it checks. Throws as {@link encodeDocument} otherwise.
  */
 export function normalizedCopy(doc: Document): Document {
-  const copy = copyIfNormalized(doc, 0);
+  const copy = FAST_PATHS.copyOnce ? copyIfNormalized(doc, 0) : NOT_NORMALIZED;
   return copy === NOT_NORMALIZED ? copyDocument(doc) : (copy as Document);
 }
 
@@ -154,6 +155,7 @@ function copyIfNormalized(value: unknown, depth: number): unknown {
  * Decimal128, DBRef, RegExp...) through a BSON round trip.
  */
 export function cloneStored<T>(value: T): T {
+  if (!FAST_PATHS.copyOnce) return (BSON.deserialize(BSON.serialize({ value })) as { value: T }).value;
   return cloneValue(value, true) as T;
 }
 

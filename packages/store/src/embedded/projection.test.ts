@@ -18,7 +18,7 @@ const doc = {
 };
 
 const viaMingo = (projection: Record<string, unknown>) => new Query({}).find<Record<string, unknown>>([doc], projection).all()[0];
-const viaFastPath = (projection: Record<string, unknown>) => applyProjection(doc, compileProjection(projection, compileFilter)!);
+const viaFastPath = (projection: Record<string, unknown>) => applyProjection(doc, compileProjection(projection, compileFilter)!)!;
 
 describe('simple projections', () => {
   it.each([

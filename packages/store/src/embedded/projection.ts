@@ -56,8 +56,13 @@ export function compileProjection(projection: Document, compile: (filter: Docume
   return { inclusion, id: id ?? true, fields };
 }
 
-/** `doc` shaped by `projection`: a new top-level object sharing its field values with `doc`. */
-export function applyProjection(doc: Document, projection: SimpleProjection): Document {
+/**
+ * `doc` shaped by `projection`: a new top-level object sharing its field values with `doc`; or
+ * null, declining, when an `$elemMatch` meets an array holding an array before any sub-document
+ * matched (MongoDB and mingo try an inner array as an element too, with rules of their own:
+ * mingo projects the document then).
+ */
+export function applyProjection(doc: Document, projection: SimpleProjection): Document | null {
   const out: Document = {};
   for (const key of Object.keys(doc)) {
     if (key === '_id') {
@@ -76,7 +81,8 @@ export function applyProjection(doc: Document, projection: SimpleProjection): Do
     }
     const value: unknown = doc[key];
     if (!Array.isArray(value)) continue;
-    const match = value.find((element: unknown) => isDocument(element) && field(element));
+    const match = value.find((element: unknown) => Array.isArray(element) || (isDocument(element) && field(element)));
+    if (Array.isArray(match)) return null;
     if (match !== undefined) out[key] = [match];
   }
   return out;

@@ -8,6 +8,7 @@ import type { Options } from 'mingo/types';
 import type { Document, Filter } from '../document-collection.ts';
 import type { SortSpec } from './sort-spec.ts';
 import { cloneStored } from './copy.ts';
+import { FAST_PATHS } from './fast-paths.ts';
 import { filterKey } from './filter-key.ts';
 import { applyProjection, compileProjection } from './projection.ts';
 import { LRUCache } from 'lru-cache';
@@ -64,6 +65,10 @@ export interface Selection {
 
 /** Compiles `filter`. Throws mingo's error for an unknown operator or a malformed filter. */
 export function compileFilter(filter: Filter<Document>): Matcher {
+  if (!FAST_PATHS.directEquality) {
+    const query = compiledQuery(filter);
+    return (doc) => query.test(doc);
+  }
   const { fields, rest } = splitEqualities(filter);
   // The usual filter (`{ _id }`, `{ workflow_run_id, node_id, iteration_path }`): compared
   // directly, without compiling; mingo only for a document whose value is an array or another
@@ -143,11 +148,11 @@ export function selectDocuments(candidates: Iterable<Document>, filter: Filter<D
   if (!Number.isInteger(skip) || skip < 0) throw new RangeError(`skip must be a non-negative integer, got ${skip}`);
   if (!Number.isInteger(limit)) throw new RangeError(`limit must be an integer, got ${limit}`);
   const named = Object.keys(projection).length > 0;
-  const simple = named ? compileProjection(projection, compileFilter) : null;
+  const simple = named && FAST_PATHS.projection ? compileProjection(projection, compileFilter) : null;
   if (!named || simple !== null) {
     const matches = compileFilter(filter);
     const selected = sort || skip > 0 ? windowed(matches, candidates, sort, skip, limit) : firstMatches(matches, candidates, Math.abs(limit));
-    return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple));
+    return simple === null ? selected : selected.map((doc) => applyProjection(doc, simple) ?? compiledQuery({}).find<Document>([doc], projection).all()[0]!);
   }
   const query = compiledQuery(filter);
   // mingo removes excluded nested fields (`'a.b': 0`) from the objects it was given: project

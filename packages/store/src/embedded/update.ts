@@ -11,6 +11,7 @@ import { setValue } from 'mingo/util';
 import { ObjectId } from 'mongodb';
 import type { Document, Filter, UpdateFilter } from '../document-collection.ts';
 import { cloneMutable, normalizedCopy } from './copy.ts';
+import { FAST_PATHS } from './fast-paths.ts';
 import { pinnedFields } from './pinned-fields.ts';
 import { applyPlainly, plainAssignments } from './plain-update.ts';
 import { compileFilter } from './query.ts';
@@ -103,7 +104,7 @@ export function updatedCopy(target: Document, update: ParsedUpdate, filter: Filt
   // Positional paths made concrete first: over no array element (e.g. no gate left open), what
   // remains may well be plain assignments.
   const plain = update.plain ?? (update.arrayFilters.size > 0 || hasPositionalPath(update.modifier) ? plainAssignments(resolveUpdatePaths(target, update.modifier, update.arrayFilters, filter)) : undefined);
-  const changed = plain && applyPlainly(document, plain);
+  const changed = plain && FAST_PATHS.plainUpdate ? applyPlainly(document, plain) : undefined;
   if (changed !== undefined) return { document, changed, normalized: true };
   // mingo changes sub-documents in place: it works on copies of the fields it may touch.
   for (const field of touchedFields(update)) if (field in target) document[field] = cloneMutable(target[field]);
@@ -119,11 +120,11 @@ export function updatedCopy(target: Document, update: ParsedUpdate, filter: Filt
 export function upsertDocument(filter: Filter<Document>, update: ParsedUpdate): Document {
   const doc: Document = {};
   for (const [path, values] of pinnedFields(filter)) if (values.length === 1) setValue(doc, path, values[0]);
-  if (!update.plain || applyPlainly(doc, update.plain) === undefined) applyOperators(doc, update.modifier, update, {});
+  if (!update.plain || !FAST_PATHS.plainUpdate || applyPlainly(doc, update.plain) === undefined) applyOperators(doc, update.modifier, update, {});
   if (update.setOnInsert) {
     const setOnInsert = { $set: update.setOnInsert };
     const plain = plainAssignments(setOnInsert);
-    if (!plain || applyPlainly(doc, plain) === undefined) applyOperators(doc, setOnInsert, update, {});
+    if (!plain || !FAST_PATHS.plainUpdate || applyPlainly(doc, plain) === undefined) applyOperators(doc, setOnInsert, update, {});
   }
   const { _id = new ObjectId(), ...fields } = doc;
   return { _id, ...fields };
