@@ -16,6 +16,7 @@
  *
  * The MCP bridge's variables (apps/mcp-bridge/src/config.ts) are not declared here.
  */
+import { isIP } from 'node:net';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Format } from 'typebox/format';
 import {
@@ -75,6 +76,9 @@ export function commaList(value: string): string[] {
     .filter((entry) => entry !== '');
 }
 
+/** The levels `LOG_LEVEL` may name (pino's). */
+const PINO_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 /**
  * The custom formats, by name. Each is registered with TypeBox's format registry at load, so
  * `Value.Check(CONFIG_SCHEMA, …)` fails a value whose `problem` is defined.
@@ -84,6 +88,28 @@ export const CONFIG_FORMATS = {
   path: {
     type: 'path',
     problem: () => undefined,
+  },
+  /** An IP address (IPv6 optionally in brackets) or a host name to listen on. */
+  'listen-host': {
+    type: 'address',
+    range: 'IP address or host name',
+    problem(value, name) {
+      const bare = value.replace(/^\[(.*)\]$/, '$1');
+      const hostName = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+      return isIP(bare) !== 0 || hostName.test(value) ? undefined : `${name} must be an IP address or a host name, got '${value}'`;
+    },
+  },
+  /** A pino level. */
+  'log-level': {
+    type: 'level',
+    range: PINO_LEVELS.map((level) => `\`${level}\``).join(', '),
+    problem: (value, name) => (PINO_LEVELS.includes(value) ? undefined : `${name} must be one of ${PINO_LEVELS.join(', ')}, got '${value}'`),
+  },
+  /** A MongoDB connection string (not quoted in the error: it may hold a password). */
+  'mongodb-uri': {
+    type: 'connection string',
+    range: '`mongodb://…` or `mongodb+srv://…`',
+    problem: (value, name) => (/^mongodb(\+srv)?:\/\/./.test(value) ? undefined : `${name} must be a mongodb:// or mongodb+srv:// connection string`),
   },
   /** `none`, `jwt`, `api-key` or both (comma-separated), any case. */
   'auth-modes': {
@@ -176,11 +202,16 @@ for (const [name, format] of Object.entries(CONFIG_FORMATS) as [string, ConfigFo
 export const CONFIG_SCHEMA = Type.Object({
   // Server
   PORT: Type.Integer({ group: 'Server', default: 8080, minimum: 0, maximum: 65_535, description: 'HTTP port' }),
-  HOST: Type.String({ group: 'Server', default: '127.0.0.1', description: 'listen address (`0.0.0.0` in containers)' }),
-  LOG_LEVEL: Type.String({ group: 'Server', default: 'info', description: 'pino level' }),
+  HOST: Type.String({ group: 'Server', format: 'listen-host', default: '127.0.0.1', description: 'listen address (`0.0.0.0` in containers)' }),
+  LOG_LEVEL: Type.String({
+    group: 'Server',
+    format: 'log-level',
+    default: 'info',
+    description: 'log level; at `info` every request costs one `request completed` line (method, URL, host, client address, `statusCode`, `responseTime` in ms)',
+  }),
   // Storage
   MONGODB_URI: Type.Optional(
-    Type.String({ group: 'Storage', description: 'MongoDB connection string (a replica set is recommended); unset = embedded store' }),
+    Type.String({ group: 'Storage', format: 'mongodb-uri', description: 'MongoDB connection string (a replica set is recommended); unset = embedded store' }),
   ),
   DATA_DIR: Type.String({
     group: 'Storage',
@@ -402,7 +433,7 @@ export const CONFIG_SCHEMA = Type.Object({
       '`none`, `jwt`, `api-key` or `jwt,api-key` (README "Authentication"); `none` is refused with a non-loopback `HOST` unless `SWITCHYARD_TRUST_PROXY_IDENTITY=true`',
   }),
   SWITCHYARD_JWT_SECRET: Type.Optional(
-    Type.String({ group: 'Authentication', description: 'HS256 secret (≥ 32 bytes) for `jwt`; `jwt` needs exactly one of this and `SWITCHYARD_JWKS_URL`' }),
+    Type.String({ group: 'Authentication', format: 'hs256-key', description: 'HS256 secret for `jwt`; `jwt` needs exactly one of this and `SWITCHYARD_JWKS_URL`' }),
   ),
   SWITCHYARD_JWKS_URL: Type.Optional(
     Type.String({

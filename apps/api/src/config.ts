@@ -203,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
 }
 
 /**
- * The declared variables of `env` validated against {@link CONFIG_SCHEMA}: `values` with the
+ * The declared variables of `env` validated against {@link CONFIG_SCHEMA}, each against its entry: `values` with the
  * defaults filled in (meaningful only for the variables without a problem) and `problems`, one
  * message per malformed variable, keyed by its name. Empty values count as unset. Integers are
  * read as JavaScript numbers (`Number`), then checked to be integers within the entry's bounds;
@@ -218,12 +218,13 @@ function readEnv(env: NodeJS.ProcessEnv): { values: ConfigEnv; problems: Map<Con
     input[name] = fromEnvString(entry, raw);
   }
   const values = Value.Default(CONFIG_SCHEMA, input) as ConfigEnv;
+  // Checked one variable at a time: a whole-object check stops collecting at TypeBox's
+  // `maxErrors` (8), and every malformed variable is to be named.
   const problems = new Map<ConfigVariable, string>();
-  for (const error of Value.Errors(CONFIG_SCHEMA, values)) {
-    const name = error.instancePath.split('/')[1] as ConfigVariable | undefined;
-    const entry = name === undefined ? undefined : entries.get(name);
-    if (name === undefined || entry === undefined || problems.has(name)) continue;
-    problems.set(name, problemOf(name, entry, env[name] ?? '', error.message));
+  for (const [name, entry] of entries) {
+    const value = values[name];
+    if (value === undefined || Value.Check(entry, value)) continue;
+    problems.set(name, problemOf(name, entry, env[name] ?? '', Value.Errors(entry, value)[0]?.message ?? 'is malformed'));
   }
   return { values, problems };
 }
