@@ -89,13 +89,13 @@ export const CONFIG_FORMATS = {
     type: 'path',
     problem: () => undefined,
   },
-  /** An IP address (IPv6 optionally in brackets) or a host name to listen on. */
+  /** An IP address (IPv6 optionally in brackets) or a host name (letters, digits, `-`, `_`, dots) to listen on. */
   'listen-host': {
     type: 'address',
     range: 'IP address or host name',
     problem(value, name) {
       const bare = value.replace(/^\[(.*)\]$/, '$1');
-      const hostName = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+      const hostName = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/i;
       return isIP(bare) !== 0 || hostName.test(value) ? undefined : `${name} must be an IP address or a host name, got '${value}'`;
     },
   },
@@ -116,8 +116,9 @@ export const CONFIG_FORMATS = {
     type: 'list of modes',
     range: '`none`, `jwt`, `api-key`, `jwt,api-key`',
     problem(value, name) {
-      const names = commaList(value.toLowerCase());
-      const known = names.length === 1 && names[0] === 'none' ? true : names.every((mode) => (AUTH_MODES as readonly string[]).includes(mode));
+      // Strict, unlike the other lists: an empty entry (`jwt,`) is refused, as a likely typo.
+      const names = value.trim().toLowerCase().split(',').map((mode) => mode.trim());
+      const known = names.join() === '' || names.join() === 'none' || names.every((mode) => (AUTH_MODES as readonly string[]).includes(mode));
       return known ? undefined : `${name} must be none, jwt, api-key or jwt,api-key, got '${value}'`;
     },
   },

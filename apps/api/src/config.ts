@@ -134,9 +134,8 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const { values: v, problems } = readEnv(env);
-  const invalid = new Set(problems.keys());
   const rules: string[] = [];
-  const modes = invalid.has('SWITCHYARD_AUTH') ? [] : authModes(v.SWITCHYARD_AUTH);
+  const modes = problems.has('SWITCHYARD_AUTH') ? [] : authModes(v.SWITCHYARD_AUTH);
   if (modes.includes('jwt') && (v.SWITCHYARD_JWT_SECRET === undefined) === (v.SWITCHYARD_JWKS_URL === undefined)) {
     rules.push('SWITCHYARD_AUTH=jwt needs exactly one of SWITCHYARD_JWT_SECRET (HS256) and SWITCHYARD_JWKS_URL');
   }
@@ -203,11 +202,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
 }
 
 /**
- * The declared variables of `env` validated against {@link CONFIG_SCHEMA}, each against its entry: `values` with the
- * defaults filled in (meaningful only for the variables without a problem) and `problems`, one
- * message per malformed variable, keyed by its name. Empty values count as unset. Integers are
- * read as JavaScript numbers (`Number`), then checked to be integers within the entry's bounds;
- * booleans through TypeBox's `Value.Convert` (true/false/1/0, any case).
+ * The declared variables of `env` validated against {@link CONFIG_SCHEMA} (`Value.Default`, then
+ * `Value.Check` of each variable against its entry): `values` with the defaults filled in
+ * (meaningful only for the variables without a problem) and `problems`, one message per malformed
+ * variable, keyed by its name, in declaration order. Empty values count as unset. Never throws.
  */
 function readEnv(env: NodeJS.ProcessEnv): { values: ConfigEnv; problems: Map<ConfigVariable, string> } {
   const input: Record<string, unknown> = {};
@@ -229,7 +227,12 @@ function readEnv(env: NodeJS.ProcessEnv): { values: ConfigEnv; problems: Map<Con
   return { values, problems };
 }
 
-/** The raw string of a variable as the value its schema checks: a number for integers, a boolean for booleans when it reads as one, else the string. */
+/**
+ * The raw string of a variable as the value its entry checks: integers as `Number(raw)` (not
+ * `Value.Convert`, which truncates `1.5` to 1 and reads `true` as 1; a non-integer stays and fails
+ * the check), booleans through `Value.Convert` (true/false/1/0, any case, trimmed), strings as
+ * they are. A string that does not convert is returned as is, for the check to refuse.
+ */
 function fromEnvString(entry: ConfigEntry & TSchema, raw: string): unknown {
   if (entry.type === 'integer') {
     const value = Number(raw);

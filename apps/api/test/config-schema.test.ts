@@ -105,4 +105,11 @@ describe('configuration schema', () => {
     expect(loadConfig({ PORT: '9090', SWITCHYARD_RUN_RETENTION_DAYS: '30' })).toMatchObject({ port: 9090, runRetentionDays: 30, runsKeptPerWorkflow: null });
     for (const bad of ['1.5', 'true', '8080x', ' ']) expect(() => loadConfig({ PORT: bad }), bad).toThrow(/PORT must be an integer between 0 and 65535/);
   });
+
+  it('reads SWITCHYARD_AUTH in any case with spaces, each mode once, and refuses empty entries', () => {
+    const keys = { SWITCHYARD_JWT_SECRET: 's'.repeat(32), SWITCHYARD_API_KEYS_FILE: 'keys.json' };
+    expect(loadConfig({ ...keys, SWITCHYARD_AUTH: ' API-Key , jwt,api-key' }).auth.modes).toEqual(['api-key', 'jwt']);
+    for (const none of ['none', ' None ', '  ']) expect(loadConfig({ SWITCHYARD_AUTH: none }).auth.modes, none).toEqual([]);
+    for (const bad of ['jwt,', ',', 'none,jwt', 'oauth']) expect(() => loadConfig({ ...keys, SWITCHYARD_AUTH: bad }), bad).toThrow(/SWITCHYARD_AUTH must be none, jwt, api-key or jwt,api-key/);
+  });
 });
