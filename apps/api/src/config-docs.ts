@@ -66,6 +66,7 @@ function defaultOf(entry: ConfigEntry): string {
 
 function rangeOf(entry: ConfigEntry): string {
   if (entry.minimum !== undefined && entry.maximum !== undefined) return `${number(entry.minimum)} – ${number(entry.maximum)}`;
+  if (entry.type === 'boolean') return '`true`, `false`, `1`, `0`';
   return cell(format(entry)?.range ?? 'any');
 }
 

@@ -416,7 +416,7 @@ export const CONFIG_SCHEMA = Type.Object({
     default: DEFAULT_APPROVALS_PER_MINUTE,
     minimum: 0,
     maximum: MAX_PER_MINUTE,
-    description: 'approve, pause, resume, cancel and human-request requests one client may send a minute (counted together); `0` = unlimited',
+    description: 'approve, pause, resume and cancel requests and new human requests one client may send a minute (counted together); `0` = unlimited',
   }),
   SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE: Type.Integer({
     group: 'Rate limits',
@@ -431,7 +431,7 @@ export const CONFIG_SCHEMA = Type.Object({
     format: 'auth-modes',
     default: 'none',
     description:
-      '`none`, `jwt`, `api-key` or `jwt,api-key` (README "Authentication"); `none` is refused with a non-loopback `HOST` unless `SWITCHYARD_TRUST_PROXY_IDENTITY=true`',
+      '`none`, `jwt`, `api-key` or `jwt,api-key` (see [Authentication](../../README.md#authentication)); `none` is refused with a non-loopback `HOST` unless `SWITCHYARD_TRUST_PROXY_IDENTITY=true`',
   }),
   SWITCHYARD_JWT_SECRET: Type.Optional(
     Type.String({ group: 'Authentication', format: 'hs256-key', description: 'HS256 secret for `jwt`; `jwt` needs exactly one of this and `SWITCHYARD_JWKS_URL`' }),
