@@ -17,7 +17,7 @@ describe('concurrent call caps', () => {
   });
 
   it('refuse zero, negatives and non-integers, naming the variable', () => {
-    expect(() => loadConfig({ SWITCHYARD_MAX_CONCURRENT_CALLS: '0' })).toThrow(/^SWITCHYARD_MAX_CONCURRENT_CALLS must be an integer between 1 and/);
-    expect(() => loadConfig({ SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN: '1.5' })).toThrow(/^SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN must be/);
+    expect(() => loadConfig({ SWITCHYARD_MAX_CONCURRENT_CALLS: '0' })).toThrow(/^Invalid configuration: SWITCHYARD_MAX_CONCURRENT_CALLS must be an integer between 1 and/);
+    expect(() => loadConfig({ SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN: '1.5' })).toThrow(/^Invalid configuration: SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN must be/);
   });
 });
