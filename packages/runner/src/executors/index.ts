@@ -7,7 +7,7 @@ export { BUILTIN_KEYS, DEFAULT_MCP_TIMEOUT_MS, RegistryConfigError } from './reg
 export { DEFAULT_TIMEOUT_SECONDS } from './kind.ts';
 export type { ExecutorKind } from './kind.ts';
 export { EXECUTOR_KINDS } from './kinds.ts';
-export { HTTP_METHODS } from './http.ts';
+export { HTTP_METHODS } from './http/http.ts';
 export type {
   A2aExecutorConfig,
   BuiltinExecutorConfig,
@@ -19,8 +19,8 @@ export type {
   RegistryConfig,
   StdioServerConfig,
 } from './registry-config.ts';
-export { BUILTIN_NAMES } from './builtin.ts';
-export type { BuiltinName, EchoOutput } from './builtin.ts';
-export type { ExecutorLogger } from './logger.ts';
-export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN } from './call-limiter.ts';
-export { AnswerTooLargeError, answerReadLimit } from './answer-limit.ts';
+export { BUILTIN_NAMES } from './builtin/builtin.ts';
+export type { BuiltinName, EchoOutput } from './builtin/builtin.ts';
+export type { ExecutorLogger } from './shared/logger.ts';
+export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN } from './shared/call-limiter.ts';
+export { AnswerTooLargeError, answerReadLimit } from './shared/answer-limit.ts';

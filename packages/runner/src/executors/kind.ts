@@ -7,9 +7,9 @@
  */
 import { STEP_TIMEOUT_SECONDS_RANGE } from '@switchyard/domain';
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
-import type { ExecutorLogger } from './logger.ts';
+import type { ExecutorLogger } from './shared/logger.ts';
 import type { McpServerTarget } from './registry-config.ts';
-import type { Resolver } from './target-policy.ts';
+import type { Resolver } from './shared/target-policy.ts';
 import type { Executor, ExecutorDetails } from './types.ts';
 
 /** Default per-call limit of every executor whose entry sets none (60 s). */

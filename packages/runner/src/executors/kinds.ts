@@ -4,11 +4,11 @@
  * table what a key's kind allows (`a2aPool`). Adding a kind: one module exporting an
  * `ExecutorKind`, and one line here.
  */
-import { a2aKind } from './a2a.ts';
-import { builtinKind } from './builtin.ts';
-import { httpKind } from './http.ts';
+import { a2aKind } from './a2a/a2a.ts';
+import { builtinKind } from './builtin/builtin.ts';
+import { httpKind } from './http/http.ts';
 import type { ExecutorKind } from './kind.ts';
-import { mcpKind } from './mcp.ts';
+import { mcpKind } from './mcp/mcp.ts';
 
 /** Every kind a registry entry may name, in the order error messages list them. */
 export const EXECUTOR_KINDS: readonly ExecutorKind[] = [

@@ -12,16 +12,16 @@
 import path from 'node:path';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { BUILTIN_NAMES } from './builtin.ts';
-import type { BuiltinEntry } from './builtin.ts';
+import { BUILTIN_NAMES } from './builtin/builtin.ts';
+import type { BuiltinEntry } from './builtin/builtin.ts';
 import { expandVariables } from './expand-variables.ts';
 import type { Variables } from './expand-variables.ts';
-import type { A2aEntry } from './a2a.ts';
-import type { HttpEntry } from './http.ts';
+import type { A2aEntry } from './a2a/a2a.ts';
+import type { HttpEntry } from './http/http.ts';
 import { DEFAULT_TIMEOUT_SECONDS, HeadersSchema, urlSchema } from './kind.ts';
 import type { EntryField, EntryScope, ResolvedCommon } from './kind.ts';
 import { EXECUTOR_KINDS, findKind } from './kinds.ts';
-import type { McpEntry } from './mcp.ts';
+import type { McpEntry } from './mcp/mcp.ts';
 import { describe, jsonPath, schemaProblems } from './schema-problems.ts';
 
 /**

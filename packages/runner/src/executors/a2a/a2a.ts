@@ -91,9 +91,9 @@ import { TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2A_ERROR_CODE, isRestError } from '@a2a-js/sdk/errors';
 import { jsonByteLength } from '@switchyard/domain';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
-import { abortedError, formatSeconds } from './abort.ts';
-import { AnswerTooLargeError, AnswerWatch, answerReadLimit, boundedFetch } from './answer-limit.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
+import { abortedError, formatSeconds } from '../shared/abort.ts';
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, boundedFetch } from '../shared/answer-limit.ts';
 import { TaskProgress, messageRequest, outputOf, stateName, stringOf, summaryOf, textOf, type A2aOutput, type AgentSummary, type MessageRequest } from './a2a-message.ts';
 import {
   AgentCardCache,
@@ -108,17 +108,17 @@ import {
   retryableStatus,
   type Observed,
 } from './a2a-transport.ts';
-import { errorMessage } from './error-message.ts';
-import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from './http.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from './kind.ts';
-import type { ExecutorLogger } from './logger.ts';
-import { redactingLogger } from './logger.ts';
-import { DESCRIBE_TIMEOUT_MS } from './mcp.ts';
-import { Redactor, redactedInvoke } from './redact.ts';
-import { TargetPolicy, targetRefusalOf } from './target-policy.ts';
-import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from '../http/http.ts';
+import { HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from '../kind.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { redactingLogger } from '../shared/logger.ts';
+import { DESCRIBE_TIMEOUT_MS } from '../mcp/mcp.ts';
+import { Redactor, redactedInvoke } from '../shared/redact.ts';
+import { TargetPolicy, targetRefusalOf } from '../shared/target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall, ExecutorDetails } from '../types.ts';
 
 /** Longest wait for the best-effort `CancelTask` after a call's signal aborted, milliseconds. */
 export const CANCEL_TIMEOUT_MS = 2_000;

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../logger.ts';
 import type { Redactor } from './redact.ts';
 
 /** The logging surface the executors need: the runner's pino-shaped {@link Logger}. */

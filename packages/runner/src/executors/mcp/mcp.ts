@@ -29,17 +29,17 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
-import { callScope } from '../downstream-token.ts';
-import { abortable, abortedError, formatSeconds, linkedAbortController } from './abort.ts';
-import { AnswerWatch, answerScope } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import { defineKind, entrySchema } from './kind.ts';
+import { callScope } from '../../downstream-token.ts';
+import { abortable, abortedError, formatSeconds, linkedAbortController } from '../shared/abort.ts';
+import { AnswerWatch, answerScope } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { defineKind, entrySchema } from '../kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
-import { TokenFields, tokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
+import { TokenFields, tokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall, ExecutorDetails } from '../types.ts';
 
 /** Largest `timeoutMs` accepted (Node's timer limit, about 24.8 days). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;

@@ -33,21 +33,21 @@
 import type { LookupFunction } from 'node:net';
 import type { Agent, Dispatcher } from 'undici';
 import Type from 'typebox';
-import runnerPackage from '../../package.json' with { type: 'json' };
-import { downstreamAuthorization } from '../downstream-token.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
-import { abortable, abortedError } from './abort.ts';
-import { AnswerTooLargeError, answerReadLimit, readBounded } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
-import type { EntryScope } from './kind.ts';
-import { redactingLogger } from './logger.ts';
-import type { ExecutorLogger } from './logger.ts';
-import { Redactor, redactedInvoke } from './redact.ts';
-import { isRedirect, redirectRefusal } from './target-policy.ts';
-import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import runnerPackage from '../../../package.json' with { type: 'json' };
+import { downstreamAuthorization } from '../../downstream-token.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
+import { abortable, abortedError } from '../shared/abort.ts';
+import { AnswerTooLargeError, answerReadLimit, readBounded } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { HeadersSchema, defineKind, entrySchema, urlSchema } from '../kind.ts';
+import type { EntryScope } from '../kind.ts';
+import { redactingLogger } from '../shared/logger.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { Redactor, redactedInvoke } from '../shared/redact.ts';
+import { isRedirect, redirectRefusal } from '../shared/target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** Methods an `http` entry may use: each sends the step's `config` as its JSON body. */
 export const HTTP_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;

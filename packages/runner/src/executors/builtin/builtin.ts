@@ -5,10 +5,10 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import Type from 'typebox';
-import { abortedError } from './abort.ts';
-import { defineKind, entrySchema } from './kind.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import { abortedError } from '../shared/abort.ts';
+import { defineKind, entrySchema } from '../kind.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** Names of the built-in executors. */
 export const BUILTIN_NAMES = ['echo', 'fail', 'sleep'] as const;

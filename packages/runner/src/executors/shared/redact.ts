@@ -15,8 +15,8 @@
  */
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall } from './types.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall } from '../types.ts';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
