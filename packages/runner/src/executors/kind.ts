@@ -15,6 +15,12 @@ import type { Executor, ExecutorDetails } from './types.ts';
 /** Default per-call limit of every executor whose entry sets none (60 s). */
 export const DEFAULT_TIMEOUT_SECONDS = 60;
 
+/**
+ * Longest wait of a kind's `describe` for what it asks (an MCP server's tool list, connect
+ * included; an A2A agent's card), milliseconds.
+ */
+export const DESCRIBE_TIMEOUT_MS = 10_000;
+
 /** `timeoutSeconds` of any registry entry: its default per-call limit (bounds as `stepConfig.timeoutSeconds`: 1 s to a day). */
 export const TimeoutSeconds = Type.Number({
   ...STEP_TIMEOUT_SECONDS_RANGE,

@@ -12,7 +12,9 @@ import { downstreamAuthorization } from '../../downstream-token.ts';
 import { abortable, formatSeconds } from '../shared/abort.ts';
 import { agentCardFetch } from '../shared/answer-limit.ts';
 import { errorMessage } from '../shared/error-message.ts';
-import { SharedAgent, USER_AGENT, bodyExcerpt, lowerCaseKeys } from '../http/http.ts';
+import { bodyExcerpt } from '../shared/body-excerpt.ts';
+import { lowerCaseKeys } from '../shared/headers.ts';
+import { SharedAgent, USER_AGENT } from '../shared/http-agent.ts';
 import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from '../shared/target-policy.ts';
 import { ExecutorError } from '../types.ts';
 

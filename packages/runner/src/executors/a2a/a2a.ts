@@ -109,12 +109,12 @@ import {
   type Observed,
 } from './a2a-transport.ts';
 import { errorMessage } from '../shared/error-message.ts';
-import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from '../http/http.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from '../kind.ts';
+import { bodyExcerpt } from '../shared/body-excerpt.ts';
+import { resolveEndpoint, type ResolvedEndpoint } from '../shared/endpoint.ts';
+import { SharedAgent } from '../shared/http-agent.ts';
+import { DESCRIBE_TIMEOUT_MS, HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from '../kind.ts';
 import type { ExecutorLogger } from '../shared/logger.ts';
-import { redactingLogger } from '../shared/logger.ts';
-import { DESCRIBE_TIMEOUT_MS } from '../mcp/mcp.ts';
-import { Redactor, redactedInvoke } from '../shared/redact.ts';
+import { Redactor, redactedInvoke, redactingLogger } from '../shared/redact.ts';
 import { TargetPolicy, targetRefusalOf } from '../shared/target-policy.ts';
 import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
 import { ExecutorError } from '../types.ts';

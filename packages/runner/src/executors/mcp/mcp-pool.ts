@@ -8,9 +8,8 @@
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
 import { describeTarget } from './mcp-transport.ts';
 import { McpConnection } from './mcp-connection.ts';
-import { redactingLogger } from '../shared/logger.ts';
 import type { ExecutorLogger } from '../shared/logger.ts';
-import { Redactor } from '../shared/redact.ts';
+import { Redactor, redactingLogger } from '../shared/redact.ts';
 import type { McpServerTarget } from '../registry-config.ts';
 import { ExecutorError } from '../types.ts';
 

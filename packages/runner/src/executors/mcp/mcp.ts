@@ -33,7 +33,7 @@ import { callScope } from '../../downstream-token.ts';
 import { abortable, abortedError, formatSeconds, linkedAbortController } from '../shared/abort.ts';
 import { AnswerWatch, answerScope } from '../shared/answer-limit.ts';
 import { errorMessage } from '../shared/error-message.ts';
-import { defineKind, entrySchema } from '../kind.ts';
+import { DESCRIBE_TIMEOUT_MS, defineKind, entrySchema } from '../kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
@@ -62,9 +62,6 @@ export interface ResolvedMcpEntry {
   /** The entry's `description`. */
   description?: string;
 }
-
-/** Longest wait for a server's tool list when describing its entries (connect included). */
-export const DESCRIBE_TIMEOUT_MS = 10_000;
 
 /** The `mcp` kind (see `kind.ts`): one connection pool per registry, connected on first use. */
 export const mcpKind = defineKind({
