@@ -111,14 +111,13 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
   });
   const limiter = new CallLimiter({ maxCalls: options.maxConcurrentCalls, maxCallsPerTarget: options.maxConcurrentCallsPerOrigin });
   const context = {
-    servers: resolved.servers,
     logger,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     connectionsPerOrigin: limiter.maxCallsPerTarget,
     ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
   };
   // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
-  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open(context)]));
+  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ ...context, connections: resolved.connections.get(kind.kind)! })]));
   const executors = new Map<string, Executor>();
   const describers = new Map<string, () => Promise<ExecutorDetails>>();
   for (const [key, entry] of resolved.executors) {

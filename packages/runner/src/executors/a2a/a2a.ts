@@ -86,7 +86,7 @@
  * reached (card URL and cache, headers, fetch, SDK client, error classification).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2A_ERROR_CODE, isRestError } from '@a2a-js/sdk/errors';
@@ -147,6 +147,9 @@ export const A2aEntry = entrySchema('a2a', {
   ),
   ...TokenFields,
 });
+
+/** Executor kind `a2a`: one entry of the registry's `executors`. */
+export type A2aExecutorConfig = Static<typeof A2aEntry>;
 
 /** What an `a2a` entry resolves to (plus `kind` and `timeoutMs`): its endpoint, `url` being the agent's base URL. */
 export interface ResolvedA2aEntry extends ResolvedEndpoint {

@@ -31,7 +31,7 @@
  *   and created on the first call, destroyed when the registry closes.
  */
 import type { Dispatcher } from 'undici';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { downstreamAuthorization } from '../../downstream-token.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
 import { abortable, abortedError } from '../shared/abort.ts';
@@ -68,6 +68,9 @@ export const HttpEntry = entrySchema('http', {
   headers: Type.Optional(HeadersSchema),
   ...TokenFields,
 });
+
+/** Executor kind `http`: one entry of the registry's `executors`. */
+export type HttpExecutorConfig = Static<typeof HttpEntry>;
 
 /** What an `http` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedHttpEntry extends ResolvedEndpoint {

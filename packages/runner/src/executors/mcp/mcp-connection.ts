@@ -11,7 +11,7 @@ import type { ExecutorLogger } from '../shared/logger.ts';
 import { MCP_ANSWER_COPIES, createServerTransport, describeTarget } from './mcp-transport.ts';
 import type { ServerTransport } from './mcp-transport.ts';
 import type { Redactor } from '../shared/redact.ts';
-import type { McpServerTarget } from '../registry-config.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
 import { ArgumentValidatorCompiler } from './tool-arguments.ts';
 import type { ArgumentValidator } from './tool-arguments.ts';
 import { ExecutorError } from '../types.ts';

@@ -10,7 +10,7 @@ import { describeTarget } from './mcp-transport.ts';
 import { McpConnection } from './mcp-connection.ts';
 import type { ExecutorLogger } from '../shared/logger.ts';
 import { Redactor, redactingLogger } from '../shared/redact.ts';
-import type { McpServerTarget } from '../registry-config.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
 import { ExecutorError } from '../types.ts';
 
 interface PoolEntry {

@@ -14,7 +14,7 @@ import { callScope, downstreamAuthorization } from '../../downstream-token.ts';
 import { answerReadLimit, answerScope, boundedFetch } from '../shared/answer-limit.ts';
 import type { ExecutorLogger } from '../shared/logger.ts';
 import type { Redactor } from '../shared/redact.ts';
-import type { McpServerTarget } from '../registry-config.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
 
 /**
  * How many times an MCP result may carry its output (see `answerReadLimit`): a tool with

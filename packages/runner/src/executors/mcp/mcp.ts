@@ -28,14 +28,15 @@
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { callScope } from '../../downstream-token.ts';
 import { abortable, abortedError, formatSeconds, linkedAbortController } from '../shared/abort.ts';
 import { AnswerWatch, answerScope } from '../shared/answer-limit.ts';
 import { errorMessage } from '../shared/error-message.ts';
-import { DESCRIBE_TIMEOUT_MS, defineKind, entrySchema } from '../kind.ts';
+import { DEFAULT_TIMEOUT_SECONDS, DESCRIBE_TIMEOUT_MS, defineKind, entrySchema } from '../kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
+import { mcpServers } from './mcp-servers.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
 import { TokenFields, tokenBinding } from '../shared/token-binding.ts';
 import { ExecutorError } from '../types.ts';
@@ -52,6 +53,12 @@ export const McpEntry = entrySchema('mcp', {
   ...TokenFields,
 });
 
+/** Executor kind `mcp`: one entry of the registry's `executors`. */
+export type McpExecutorConfig = Static<typeof McpEntry>;
+
+/** Default per-call limit of `mcp` executors, in milliseconds (60 s): {@link DEFAULT_TIMEOUT_SECONDS}, as for every kind. */
+export const DEFAULT_MCP_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
+
 /** What an `mcp` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedMcpEntry {
   server: string;
@@ -63,16 +70,17 @@ export interface ResolvedMcpEntry {
   description?: string;
 }
 
-/** The `mcp` kind (see `kind.ts`): one connection pool per registry, connected on first use. */
+/** The `mcp` kind (see `kind.ts`): owns the `mcpServers` section; one connection pool per registry, connected on first use. */
 export const mcpKind = defineKind({
   kind: 'mcp',
   schema: McpEntry,
   // An MCP tool is no A2A agent: an a2aPool may not list it (definition checks answer 400 at save).
   a2aPool: false,
+  connections: mcpServers,
   resolve: (entry, scope): ResolvedMcpEntry | undefined => {
     let ok = true;
-    if (!scope.serverNames.includes(entry.server)) {
-      const known = scope.serverNames.length > 0 ? `configured: ${scope.serverNames.join(', ')}` : 'no mcpServers are configured';
+    if (!scope.connectionNames.includes(entry.server)) {
+      const known = scope.connectionNames.length > 0 ? `configured: ${scope.connectionNames.join(', ')}` : 'no mcpServers are configured';
       scope.problem('server', `unknown MCP server "${entry.server}" (${known})`);
       ok = false;
     }
@@ -88,7 +96,7 @@ export const mcpKind = defineKind({
     return resolved;
   },
   timeoutMs: (entry) => entry.timeoutMs,
-  open: ({ servers, logger, maxOutputBytes }) => {
+  open: ({ connections: servers, logger, maxOutputBytes }) => {
     const pool = new McpConnectionPool(servers, logger, { maxOutputBytes });
     let closing: Promise<void> | undefined;
     return {
