@@ -118,7 +118,8 @@ function registryVariables(context: Pick<ResolveContext, 'baseDir' | 'env'>): Va
 
 /**
  * Validates a parsed registry (`raw` is untrusted JSON) and resolves it: variables expanded, paths
- * made absolute, `node` replaced by `process.execPath`, built-ins added. Spawns and connects nothing.
+ * made absolute, `node` replaced by `process.execPath`, each kind's presets (the built-ins) added.
+ * Spawns and connects nothing.
  * @throws RegistryConfigError listing every problem found.
  */
 export function resolveRegistryConfig(raw: unknown, context: ResolveContext): ResolvedRegistryConfig {
