@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerReadLimit } from '../packages/runner/src/executors/answer-limit.ts';
+import { answerReadLimit } from '../packages/runner/src/executors/shared/answer-limit.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../packages/runner/src/output-limit.ts';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
 import { CANVAS, TERMINAL, uniqueName } from './support/service.ts';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowNodeInput } from '@switchyard/domain';
 import { systemClock } from './clock.ts';
 import { requestDirective } from './directives.ts';
-import { REDACTED } from './executors/redact.ts';
+import { REDACTED } from './executors/shared/redact.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
 import { ManualClock } from './testing/manual-clock.ts';
 import { WebhookServer, hang, json, text, type Responder } from './testing/webhook-server.ts';

@@ -8,7 +8,7 @@ import type { NodeRunRecord, PoolAttempt, StepConfig, WorkflowNode } from '@swit
 import { STEP_CONFIG_DEFAULTS, boundedText, immutable, jsonByteLength } from '@switchyard/domain';
 import { backoffDelayMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
-import { formatSeconds, linkedAbortController, timeoutReason } from './executors/abort.ts';
+import { formatSeconds, linkedAbortController, timeoutReason } from './executors/shared/abort.ts';
 import { ExecutorError, isRetryable, type Executor, type ExecutorRegistry } from './executors/types.ts';
 import type { RunLedger } from './ledger.ts';
 import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';

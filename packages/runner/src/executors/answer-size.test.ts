@@ -15,7 +15,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, textPart, type Behaviour, type TestAgent } from '../../../../test/support/a2a-agents.ts';
 import { WebhookServer, text } from '../testing/webhook-server.ts';
-import { MAX_AGENT_CARD_BYTES, answerReadLimit } from './answer-limit.ts';
+import { MAX_AGENT_CARD_BYTES, answerReadLimit } from './shared/answer-limit.ts';
 import { createExecutorRegistry } from './registry.ts';
 import { ExecutorError } from './types.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';

@@ -5,10 +5,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeHttpEntry } from './http.ts';
-import { describeMcpEntry } from './mcp.ts';
-import { McpConnectionPool } from './mcp-pool.ts';
-import { silentLogger } from './logger.ts';
+import { describeHttpEntry } from './http/http.ts';
+import { describeMcpEntry } from './mcp/mcp.ts';
+import { McpConnectionPool } from './mcp/mcp-pool.ts';
+import { silentLogger } from './shared/logger.ts';
 import { RegistryConfigError } from './registry-config.ts';
 import { createExecutorRegistry } from './registry.ts';
 import type { ExecutorCall, ExecutorRegistry } from './types.ts';

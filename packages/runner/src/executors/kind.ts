@@ -1,19 +1,27 @@
 /**
  * The contract of one executor kind (`builtin`, `mcp`, `http`, ...): the TypeBox schema of its
- * registry entries, how a valid entry is resolved (variables expanded, references checked), and a
- * factory that builds its executors on resources the kind shares within one registry (an MCP
- * connection pool, an HTTP agent). The table of kinds is `kinds.ts`; adding a kind is one module
- * exporting an {@link ExecutorKind} and one line there.
+ * registry entries, how a valid entry is resolved (variables expanded, references checked), the
+ * registry section of connection settings it may own (`mcpServers`), the entries every registry
+ * holds (the `builtin.*` keys), and a factory that builds its executors on resources the kind
+ * shares within one registry (an MCP connection pool, an HTTP agent) and describes them for the
+ * catalogue. The table of kinds is `kinds.ts`; adding a kind is one module exporting an
+ * {@link ExecutorKind} and one line there. A kind imports this module, `types.ts` and `shared/*`,
+ * never another kind nor the registry (`no-import-cycles.test.ts` keeps the graph acyclic).
  */
 import { STEP_TIMEOUT_SECONDS_RANGE } from '@switchyard/domain';
-import Type, { type Static, type TObject, type TProperties } from 'typebox';
-import type { ExecutorLogger } from './logger.ts';
-import type { McpServerTarget } from './registry-config.ts';
-import type { Resolver } from './target-policy.ts';
+import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox';
+import type { ExecutorLogger } from './shared/logger.ts';
+import type { Resolver } from './shared/target-policy.ts';
 import type { Executor, ExecutorDetails } from './types.ts';
 
 /** Default per-call limit of every executor whose entry sets none (60 s). */
 export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+/**
+ * Longest wait of a kind's `describe` for what it asks (an MCP server's tool list, connect
+ * included; an A2A agent's card), milliseconds.
+ */
+export const DESCRIBE_TIMEOUT_MS = 10_000;
 
 /** `timeoutSeconds` of any registry entry: its default per-call limit (bounds as `stepConfig.timeoutSeconds`: 1 s to a day). */
 export const TimeoutSeconds = Type.Number({
@@ -59,8 +67,18 @@ export type EntryField = string | readonly (string | number)[];
 export interface EntryScope {
   /** JSON path of the entry, e.g. `$.executors.hook`. */
   readonly where: string;
-  /** Every name under `mcpServers`, valid or not (so a bad server is not also reported as unknown). */
-  readonly serverNames: readonly string[];
+  /**
+   * Every name in the connection section of the entry's kind ({@link ExecutorKind.connections},
+   * e.g. `mcpServers`), valid or not (so a bad server is not also reported as unknown); empty for
+   * kinds without one, and while resolving a section's own entries.
+   */
+  readonly connectionNames: readonly string[];
+  /** The registry file's directory, absolute: what relative paths of an entry refer to. */
+  readonly baseDir: string;
+  /** The environment with its defined values only: what a spawned child inherits. */
+  readonly env: Readonly<Record<string, string>>;
+  /** True when `value` (the entry, or its `field`) matches `schema`; else its problems are reported. */
+  check(schema: TSchema, value: unknown, field?: EntryField): boolean;
   /** Reports a problem at `field` of the entry (the entry itself when undefined). */
   problem(field: EntryField | undefined, message: string): void;
   /**
@@ -84,10 +102,27 @@ export interface ResolvedCommon {
   description?: string;
 }
 
-/** What a kind's executors may share within one registry. */
-export interface KindContext {
-  /** The registry's MCP servers, resolved. */
-  servers: ReadonlyMap<string, McpServerTarget>;
+/**
+ * A section of the registry file that one kind owns besides its `executors` entries: named
+ * connection settings its entries refer to (`mcpServers`: the MCP servers `mcp` entries name).
+ * `N` is the section's key, `E` the schema of one of its entries, `C` what an entry resolves to.
+ */
+export interface ConnectionSection<C = unknown, N extends string = string, E extends TSchema = TSchema> {
+  /** The key of the section in the registry file, e.g. `mcpServers`. */
+  readonly name: N;
+  /** Schema of one entry: the registry file's type (`RegistryConfig`) is derived from it. */
+  readonly schema: E;
+  /**
+   * Checks (`scope.check`) and resolves one entry of the section, an object of untrusted JSON;
+   * undefined after reporting problems on `scope`. Pure: spawns and connects nothing.
+   */
+  resolve(entry: Readonly<Record<string, unknown>>, scope: EntryScope): C | undefined;
+}
+
+/** What a kind's executors may share within one registry. `C`: what its connection section's entries resolve to. */
+export interface KindContext<C = unknown> {
+  /** The kind's connection section, resolved, by name (e.g. the MCP servers); empty for kinds without one. */
+  connections: ReadonlyMap<string, C>;
   /** The registry's logger (not redacting: each kind redacts its own secrets). */
   logger: ExecutorLogger;
   /** How executors that check their targets resolve hostnames (`target-policy.ts`); default `dns.lookup`. Tests inject one. */
@@ -114,8 +149,24 @@ export interface KindFactory<R> {
   close(): Promise<void>;
 }
 
-/** One executor kind: see the module comment. `S` is the entry schema, `R` what an entry resolves to. */
-export interface ExecutorKind<S extends TObject = TObject, R extends object = object> {
+/**
+ * Entries every registry holds without configuring them (the `builtin.*` keys): their keys start
+ * with `prefix`, which keys in the file may not use.
+ */
+export interface KindPresets<R> {
+  /** What keys of the file may not start with, e.g. `builtin.`. */
+  readonly prefix: string;
+  /** Names the presets in the problem a reserved key gets, e.g. `the built-ins`. */
+  readonly label: string;
+  /** The preset entries, resolved, by key (each key starts with `prefix`). Their call limit is {@link DEFAULT_TIMEOUT_SECONDS}. */
+  readonly entries: ReadonlyArray<readonly [key: string, entry: R]>;
+}
+
+/**
+ * One executor kind: see the module comment. `S` is the entry schema, `R` what an entry resolves
+ * to, `C` what an entry of its connection section resolves to (when it has one).
+ */
+export interface ExecutorKind<S extends TObject = TObject, R extends object = object, C = unknown> {
   /** The `kind` value of its entries. */
   readonly kind: string;
   /** Schema of one entry, `kind` and `timeoutSeconds` included (see {@link entrySchema}). */
@@ -136,11 +187,20 @@ export interface ExecutorKind<S extends TObject = TObject, R extends object = ob
    * `timeoutMs` `mcp` entries had first); undefined: {@link DEFAULT_TIMEOUT_SECONDS}.
    */
   timeoutMs?(entry: Static<S>): number | undefined;
+  /** The section of connection settings this kind owns, if any (see {@link ConnectionSection}). */
+  readonly connections?: ConnectionSection<C>;
+  /** Entries of this kind every registry holds, if any (see {@link KindPresets}). */
+  readonly presets?: KindPresets<R>;
   /** The factory of this kind's executors for one registry. Must not connect or spawn anything yet. */
-  open(context: KindContext): KindFactory<R>;
+  open(context: KindContext<C>): KindFactory<R>;
 }
 
-/** Type helper: checks a kind against its own schema and resolved type. */
-export function defineKind<S extends TObject, R extends object>(kind: ExecutorKind<S, R>): ExecutorKind<S, R> {
-  return kind;
+/**
+ * Type helper: checks a kind against its own schema and resolved types, and keeps the type of its
+ * connection section (`Sec`, undefined when it has none) for the registry file's type.
+ */
+export function defineKind<S extends TObject, R extends object, C = never, Sec extends ConnectionSection<C> | undefined = undefined>(
+  kind: ExecutorKind<S, R, C> & { readonly connections?: Sec },
+): ExecutorKind<S, R, C> & { readonly connections: Sec } {
+  return kind as ExecutorKind<S, R, C> & { readonly connections: Sec };
 }

@@ -1,13 +1,19 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
-import type { ResolveContext } from './registry-config.ts';
+import type { ResolveContext, ResolvedRegistryConfig } from './registry-config.ts';
+import type { McpServerTarget } from './mcp/mcp-servers.ts';
 
 const context: ResolveContext = {
   baseDir: '/srv/switchyard/config',
   env: { PATH: '/usr/bin', TOKEN: 's3cret', DATA_DIR: '/var/lib/switchyard' },
   source: 'test.json',
 };
+
+/** The resolved `mcpServers`: the connection section of the `mcp` kind. */
+function serversOf(resolved: ResolvedRegistryConfig): ReadonlyMap<string, McpServerTarget> {
+  return resolved.connections.get('mcp') as ReadonlyMap<string, McpServerTarget>;
+}
 
 function problemsOf(raw: unknown, ctx: ResolveContext = context): readonly string[] {
   try {
@@ -22,7 +28,7 @@ function problemsOf(raw: unknown, ctx: ResolveContext = context): readonly strin
 describe('resolveRegistryConfig', () => {
   it('always holds the built-ins, also for an empty registry', () => {
     const resolved = resolveRegistryConfig({}, context);
-    expect(resolved.servers.size).toBe(0);
+    expect(serversOf(resolved).size).toBe(0);
     expect(Object.fromEntries(resolved.executors)).toEqual({
       'builtin.echo': { kind: 'builtin', name: 'echo', timeoutMs: 60_000 },
       'builtin.fail': { kind: 'builtin', name: 'fail', timeoutMs: 60_000 },
@@ -40,7 +46,7 @@ describe('resolveRegistryConfig', () => {
       },
       context,
     );
-    expect(resolved.servers.get('local')).toEqual({
+    expect(serversOf(resolved).get('local')).toEqual({
       transport: 'stdio',
       command: process.execPath,
       args: ['/srv/switchyard/config/server.js', '/var/lib/switchyard/files', '8080'],
@@ -49,12 +55,12 @@ describe('resolveRegistryConfig', () => {
       // Not the built-in paths, the default 8080, or the inherited environment.
       secrets: ['s3cret'],
     });
-    expect(resolved.servers.get('tool')).toMatchObject({ command: '/opt/bin/tool', args: [], cwd: '/srv/switchyard/work' });
+    expect(serversOf(resolved).get('tool')).toMatchObject({ command: '/opt/bin/tool', args: [], cwd: '/srv/switchyard/work' });
   });
 
   it('defaults DATA_DIR to ./data under the working directory', () => {
     const resolved = resolveRegistryConfig({ mcpServers: { fs: { command: 'fs', args: ['${DATA_DIR}'] } } }, { ...context, env: {} });
-    expect(resolved.servers.get('fs')).toMatchObject({ args: [path.resolve('data')], env: {} });
+    expect(serversOf(resolved).get('fs')).toMatchObject({ args: [path.resolve('data')], env: {} });
   });
 
   it('resolves Streamable HTTP servers with expanded headers', () => {
@@ -62,7 +68,7 @@ describe('resolveRegistryConfig', () => {
       { mcpServers: { remote: { url: 'http://${HOST:-127.0.0.1}:9000/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } } },
       context,
     );
-    expect(resolved.servers.get('remote')).toEqual({
+    expect(serversOf(resolved).get('remote')).toEqual({
       transport: 'http',
       url: new URL('http://127.0.0.1:9000/mcp'),
       headers: { Authorization: 'Bearer s3cret' },
@@ -83,10 +89,10 @@ describe('resolveRegistryConfig', () => {
       },
       { ...context, env: { ...context.env, USER_NAME: 'svc-user' } },
     );
-    expect(new Set(resolved.servers.get('remote')?.secrets)).toEqual(
+    expect(new Set(serversOf(resolved).get('remote')?.secrets)).toEqual(
       new Set(['svc-user', 's3cret', 'k-literal', 'Basic  dXNlcjpwdw==', 'dXNlcjpwdw==', 'p%40ss', 'p@ss', 'literal-key']),
     );
-    expect(resolved.servers.get('local')?.secrets).toEqual(['s3cret']);
+    expect(serversOf(resolved).get('local')?.secrets).toEqual(['s3cret']);
   });
 
   it('does not quote an expanded URL in its problem (it may hold a secret)', () => {
@@ -189,11 +195,11 @@ describe('resolveRegistryConfig', () => {
       },
       context,
     );
-    const local = resolved.servers.get('local')!;
+    const local = serversOf(resolved).get('local')!;
     expect(local).toMatchObject({ args: ['--token=s3cret', '/var/lib/switchyard/x', '/var/lib/switchyard'], env: { API_KEY: 's3cret' } });
     // `${DATA_DIR}` is a built-in path, not a secret; `${env:DATA_DIR}` is an environment variable, so it is.
     expect(new Set(local.secrets)).toEqual(new Set(['s3cret', '/var/lib/switchyard']));
-    expect(new Set(resolved.servers.get('remote')!.secrets)).toEqual(new Set(['s3cret', 'Bearer s3cret']));
+    expect(new Set(serversOf(resolved).get('remote')!.secrets)).toEqual(new Set(['s3cret', 'Bearer s3cret']));
     expect(resolved.executors.get('hook')).toMatchObject({ headers: { authorization: 'Bearer s3cret' } });
     expect(new Set(resolved.executors.get('hook')!['secrets'] as string[])).toEqual(new Set(['s3cret', 'Bearer s3cret']));
     // `${env:REGISTRY_DIR}` is the environment variable, which is unset: built-ins are not in `env:`.

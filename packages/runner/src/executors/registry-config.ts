@@ -1,115 +1,65 @@
 /**
- * The executor registry file: its shape (TypeBox schemas: the file's own here, each kind's entry
- * schema in its module, see `kinds.ts`), and its validation into resolved, ready-to-use settings.
+ * The executor registry file: its shape, derived from the table of kinds (`kinds.ts`: each kind's
+ * entry schema and connection section, e.g. `mcpServers`, live in its module), and its validation
+ * into resolved, ready-to-use settings.
  * Validation collects every problem with its JSON path and throws them all at once
  * ({@link RegistryConfigError}), so a bad registry stops the service at start with one clear message.
  *
- * Order of work: the file's outline (sections are objects of objects), then each MCP server and
- * each executor entry in turn: its schema (an executor's is its kind's, from the table), then —
- * when it passed — what a schema cannot check: `${VAR}` / `${env:NAME}` expansion, URLs after expansion,
- * references to `mcpServers`.
+ * Order of work: the file's outline (sections are objects of objects), then each entry of each
+ * kind's connection section (the kind checks and resolves it), then each executor entry in turn:
+ * its schema (its kind's, from the table), then — when it passed — what a schema cannot check:
+ * `${VAR}` / `${env:NAME}` expansion, URLs after expansion, references to `mcpServers`.
  */
 import path from 'node:path';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { BUILTIN_NAMES } from './builtin.ts';
-import type { BuiltinEntry } from './builtin.ts';
 import { expandVariables } from './expand-variables.ts';
 import type { Variables } from './expand-variables.ts';
-import type { A2aEntry } from './a2a.ts';
-import type { HttpEntry } from './http.ts';
-import { DEFAULT_TIMEOUT_SECONDS, HeadersSchema, urlSchema } from './kind.ts';
+import { DEFAULT_TIMEOUT_SECONDS } from './kind.ts';
 import type { EntryField, EntryScope, ResolvedCommon } from './kind.ts';
-import { EXECUTOR_KINDS, findKind } from './kinds.ts';
-import type { McpEntry } from './mcp.ts';
+import { EXECUTOR_KINDS, findKind, type KindTable } from './kinds.ts';
 import { describe, jsonPath, schemaProblems } from './schema-problems.ts';
+import { hasDefinedValue } from './shared/defined.ts';
+
+/** The kinds of the table, each with its own types (schema, connection section). */
+type TableKind = KindTable[number];
+
+/** The entry type of kind `K`: what its schema accepts. */
+type EntryOf<K> = K extends { readonly schema: infer S extends TSchema } ? Static<S> : never;
+
+/** `{ <section>?: Record<string, entry> }` for a kind with a connection section; never (nothing to add) for the others. */
+type SectionOf<K> = K extends { readonly connections: { readonly name: infer N extends string; readonly schema: infer E extends TSchema } }
+  ? { [P in N]?: Record<string, Static<E>> }
+  : never;
+
+/** `A & B & ...` of a union `A | B | ...`. */
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** One entry of `executors`: an entry of any kind of the table (see `kinds.ts`). */
+export type ExecutorConfig = EntryOf<TableKind>;
 
 /**
- * An MCP server spawned as a child process and spoken to over stdin/stdout. All strings support
- * `${env:NAME}` / `${VAR}` / `${VAR:-default}` expansion, with `${REGISTRY_DIR}` and `${DATA_DIR}` built in.
+ * The registry file (JSON): `$schema`, the connection sections kinds own (`mcpServers`), and
+ * `executors`, whose keys are what workflow steps name as `executorKey`.
  */
-export const StdioServerEntry = Type.Object(
-  {
-    command: Type.String({ minLength: 1, description: 'Executable; `node` means the Node.js binary running this service' }),
-    args: Type.Optional(Type.Array(Type.String())),
-    env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Added to (and overriding) the environment inherited from this process' })),
-    cwd: Type.Optional(Type.String({ description: "Working directory; relative to the registry file's directory, which is also the default" })),
-  },
-  { additionalProperties: false },
-);
-export type StdioServerConfig = Static<typeof StdioServerEntry>;
+export type RegistryConfig = {
+  /** Optional; ignored (lets editors attach a JSON schema). */
+  $schema?: string;
+  executors?: Record<string, ExecutorConfig>;
+} & Intersection<SectionOf<TableKind>>;
 
-/** An MCP server reached over Streamable HTTP. Strings support `${VAR}` expansion. */
-export const HttpServerEntry = Type.Object(
-  { url: urlSchema('e.g. http://127.0.0.1:9000/mcp'), headers: Type.Optional(HeadersSchema) },
-  { additionalProperties: false },
-);
-export type HttpServerConfig = Static<typeof HttpServerEntry>;
+/** An object whose values are objects: the outline of a section (each entry is checked on its own). */
+const Section = Type.Optional(Type.Record(Type.String(), Type.Object({})));
 
-/** One entry of `mcpServers`: stdio when it has `command`, Streamable HTTP when it has `url`. */
-export type McpServerConfig = StdioServerConfig | HttpServerConfig;
-
-/** The outline of the file: sections are objects whose entries are objects (each checked on its own). */
+/** The outline of the file: `$schema`, each kind's connection section, `executors`; no other keys. */
 const RegistryOutline = Type.Object(
   {
     $schema: Type.Optional(Type.String({ description: 'Ignored (lets editors attach a JSON schema)' })),
-    mcpServers: Type.Optional(Type.Record(Type.String(), Type.Object({}))),
-    executors: Type.Optional(Type.Record(Type.String(), Type.Object({}))),
+    ...Object.fromEntries(EXECUTOR_KINDS.flatMap((kind) => (kind.connections === undefined ? [] : [[kind.connections.name, Section]]))),
+    executors: Section,
   },
   { additionalProperties: false },
 );
-
-/** Executor kind `mcp` (see `mcp.ts`). */
-export type McpExecutorConfig = Static<typeof McpEntry>;
-/** Executor kind `builtin` (see `builtin.ts`). */
-export type BuiltinExecutorConfig = Static<typeof BuiltinEntry>;
-/** Executor kind `http` (see `http.ts`). */
-export type HttpExecutorConfig = Static<typeof HttpEntry>;
-/** Executor kind `a2a` (see `a2a.ts`). */
-export type A2aExecutorConfig = Static<typeof A2aEntry>;
-/** One entry of `executors`. */
-export type ExecutorConfig = McpExecutorConfig | BuiltinExecutorConfig | HttpExecutorConfig | A2aExecutorConfig;
-
-/** The registry file (JSON). Executor keys are what workflow steps name as `executorKey`. */
-export interface RegistryConfig {
-  /** Optional; ignored (lets editors attach a JSON schema). */
-  $schema?: string;
-  mcpServers?: Record<string, McpServerConfig>;
-  executors?: Record<string, ExecutorConfig>;
-}
-
-/** What every resolved server has, whatever its transport. */
-interface ServerTargetBase {
-  /**
-   * Values that must never appear in what is reported about this server (errors, logs, tool
-   * output; see `redact.ts`): every value substituted for a `${VAR}` or `${env:NAME}` reference except the built-in
-   * paths `${REGISTRY_DIR}` and `${DATA_DIR}` (so also the `${VAR}` parts of `env` entries, but
-   * not their literal text, nor the inherited environment), the values of `headers` (and the
-   * credentials after a scheme such as `Bearer`), and the
-   * URL's user name, password and query parameter values. Unordered, without duplicates.
-   */
-  secrets: string[];
-}
-
-/** A stdio server after expansion: absolute `cwd`, full child environment. */
-export interface StdioServerTarget extends ServerTargetBase {
-  transport: 'stdio';
-  command: string;
-  args: string[];
-  /** The inherited environment merged with the entry's `env`: exactly what the child gets. */
-  env: Record<string, string>;
-  cwd: string;
-}
-
-/** A Streamable HTTP server after expansion. */
-export interface HttpServerTarget extends ServerTargetBase {
-  transport: 'http';
-  url: URL;
-  headers: Record<string, string>;
-}
-
-/** How to reach one MCP server. */
-export type McpServerTarget = StdioServerTarget | HttpServerTarget;
 
 /**
  * An executor entry after validation: its kind, its default call limit in milliseconds, and what
@@ -117,9 +67,10 @@ export type McpServerTarget = StdioServerTarget | HttpServerTarget;
  */
 export type ResolvedExecutorConfig = ResolvedCommon & Record<string, unknown>;
 
-/** A validated registry: servers by name, and every executor by key, built-ins included. */
+/** A validated registry: each kind's resolved connection section by kind name, and every executor by key, presets included. */
 export interface ResolvedRegistryConfig {
-  servers: Map<string, McpServerTarget>;
+  /** By kind name, then by entry name (e.g. `mcp` → the MCP servers); an empty map for kinds without a section. */
+  connections: Map<string, Map<string, unknown>>;
   executors: Map<string, ResolvedExecutorConfig>;
 }
 
@@ -133,14 +84,7 @@ export interface ResolveContext {
   source: string;
 }
 
-/** Default per-call limit of `mcp` executors, in milliseconds (60 s): {@link DEFAULT_TIMEOUT_SECONDS}, as for every kind. */
-export const DEFAULT_MCP_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
-
-/** Registry keys of the built-ins, present in every registry: `builtin.echo`, ... */
-export const BUILTIN_KEYS: readonly string[] = BUILTIN_NAMES.map((name) => `builtin.${name}`);
-
 const EXECUTOR_KEY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-const RESERVED_PREFIX = 'builtin.';
 
 /** Thrown when a registry is invalid; `problems` holds one `"<json path>: <what is wrong>"` each. */
 export class RegistryConfigError extends Error {
@@ -154,7 +98,7 @@ export class RegistryConfigError extends Error {
 }
 
 /**
- * Variables holding paths the service itself reports: not secrets (see `ServerTargetBase.secrets`).
+ * Variables holding paths the service itself reports: not secrets (see `McpServerTarget` secrets).
  * Only as `${REGISTRY_DIR}` / `${DATA_DIR}`: a substitution for `${env:DATA_DIR}` is named
  * `env:DATA_DIR` (see `expandVariables`), so it is a secret like every `${env:NAME}`.
  */
@@ -174,7 +118,8 @@ function registryVariables(context: Pick<ResolveContext, 'baseDir' | 'env'>): Va
 
 /**
  * Validates a parsed registry (`raw` is untrusted JSON) and resolves it: variables expanded, paths
- * made absolute, `node` replaced by `process.execPath`, built-ins added. Spawns and connects nothing.
+ * made absolute, `node` replaced by `process.execPath`, each kind's presets (the built-ins) added.
+ * Spawns and connects nothing.
  * @throws RegistryConfigError listing every problem found.
  */
 export function resolveRegistryConfig(raw: unknown, context: ResolveContext): ResolvedRegistryConfig {
@@ -192,7 +137,9 @@ class Resolver {
   private readonly variables: Variables;
   /** What `${env:NAME}` names: the environment alone, without the built-in paths. */
   private readonly environment: Variables;
+  /** The registry's directory, absolute. */
   private readonly baseDir: string;
+  /** The environment's defined values: what stdio children inherit. */
   private readonly inheritedEnv: Record<string, string>;
 
   constructor(context: ResolveContext) {
@@ -203,79 +150,45 @@ class Resolver {
   }
 
   registry(raw: unknown): ResolvedRegistryConfig {
-    const servers = new Map<string, McpServerTarget>();
-    const builtinTimeoutMs = DEFAULT_TIMEOUT_SECONDS * 1000;
+    const connections = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, new Map<string, unknown>()]));
+    const defaultTimeoutMs = DEFAULT_TIMEOUT_SECONDS * 1000;
     const executors = new Map<string, ResolvedExecutorConfig>(
-      BUILTIN_NAMES.map((name) => [`${RESERVED_PREFIX}${name}`, { kind: 'builtin', name, timeoutMs: builtinTimeoutMs }]),
+      EXECUTOR_KINDS.flatMap((kind) => (kind.presets?.entries ?? []).map(([key, entry]): [string, ResolvedExecutorConfig] => [key, { kind: kind.kind, ...entry, timeoutMs: defaultTimeoutMs }])),
     );
     this.problems.push(...schemaProblems(RegistryOutline, raw, '$'));
-    if (!isObject(raw)) return { servers, executors };
+    if (!isObject(raw)) return { connections, executors };
 
-    const serverEntries = objectEntries(raw['mcpServers']);
-    for (const [name, entry] of serverEntries) {
-      const target = this.server(entry, jsonPath('$.mcpServers', name));
-      if (target !== undefined) servers.set(name, target);
+    // Each kind's connection section first: its names are what the kind's entries may refer to.
+    const connectionNames = new Map<string, readonly string[]>();
+    for (const kind of EXECUTOR_KINDS) {
+      if (kind.connections === undefined) continue;
+      const section = raw[kind.connections.name];
+      for (const [name, entry] of objectEntries(section)) {
+        const resolved = kind.connections.resolve(entry, this.scope(jsonPath(jsonPath('$', kind.connections.name), name), []));
+        if (resolved !== undefined) connections.get(kind.kind)!.set(name, resolved);
+      }
+      connectionNames.set(kind.kind, isObject(section) ? Object.keys(section) : []);
     }
-    const serverNames = isObject(raw['mcpServers']) ? Object.keys(raw['mcpServers']) : [];
     for (const [key, entry] of objectEntries(raw['executors'])) {
       const where = jsonPath('$.executors', key);
       this.executorKey(key, where);
-      const executor = this.executor(entry, where, serverNames);
+      const executor = this.executor(entry, where, connectionNames);
       if (executor !== undefined) executors.set(key, executor);
     }
-    return { servers, executors };
-  }
-
-  private server(entry: JsonObject, where: string): McpServerTarget | undefined {
-    const isStdio = 'command' in entry;
-    const isHttp = 'url' in entry;
-    if (isStdio === isHttp) {
-      this.problem(where, isStdio
-        ? 'set either "command" (stdio server) or "url" (Streamable HTTP server), not both'
-        : 'must set "command" (stdio server) or "url" (Streamable HTTP server)');
-      return undefined;
-    }
-    const schema = isStdio ? StdioServerEntry : HttpServerEntry;
-    if (!this.valid(schema, entry, where)) return undefined;
-    const scope = this.scope(where, []);
-    return isStdio ? this.stdioServer(entry as StdioServerConfig, scope) : this.httpServer(entry as HttpServerConfig, scope);
-  }
-
-  private stdioServer(entry: StdioServerConfig, scope: EntryScope): StdioServerTarget | undefined {
-    const secrets = new Set<string>();
-    const command = scope.expand(entry.command, 'command', secrets);
-    const args = (entry.args ?? []).map((arg, index) => scope.expand(arg, ['args', index], secrets));
-    const env = Object.entries(entry.env ?? {}).map(([name, value]): [string, string | undefined] => [name, scope.expand(value, ['env', name], secrets)]);
-    const cwd = entry.cwd === undefined ? this.baseDir : scope.expand(entry.cwd, 'cwd', secrets);
-    if (command === undefined || !args.every(isDefined) || !env.every(hasDefinedValue) || cwd === undefined) return undefined;
-    return {
-      transport: 'stdio',
-      command: command === 'node' ? process.execPath : command,
-      args,
-      env: { ...this.inheritedEnv, ...Object.fromEntries(env) },
-      cwd: path.resolve(this.baseDir, cwd),
-      secrets: [...secrets],
-    };
-  }
-
-  private httpServer(entry: HttpServerConfig, scope: EntryScope): HttpServerTarget | undefined {
-    const secrets = new Set<string>();
-    const url = scope.url(entry.url, 'url', secrets);
-    const headers = scope.headers(entry.headers, 'headers', secrets);
-    if (url === undefined || headers === undefined) return undefined;
-    return { transport: 'http', url, headers, secrets: [...secrets] };
+    return { connections, executors };
   }
 
   private executorKey(key: string, where: string): void {
-    if (key.startsWith(RESERVED_PREFIX)) {
-      this.problem(where, `keys starting with "${RESERVED_PREFIX}" are reserved for the built-ins (${BUILTIN_KEYS.join(', ')})`);
+    const presets = EXECUTOR_KINDS.map((kind) => kind.presets).find((presets) => presets !== undefined && key.startsWith(presets.prefix));
+    if (presets !== undefined) {
+      this.problem(where, `keys starting with "${presets.prefix}" are reserved for ${presets.label} (${presets.entries.map(([presetKey]) => presetKey).join(', ')})`);
     } else if (!EXECUTOR_KEY.test(key)) {
       this.problem(where, 'key must be 1-128 characters: letters, digits and _ . : - (starting with a letter or digit)');
     }
   }
 
   /** One `executors` entry: its kind from the table, its schema, then the kind's own resolution. */
-  private executor(entry: JsonObject, where: string, serverNames: readonly string[]): ResolvedExecutorConfig | undefined {
+  private executor(entry: JsonObject, where: string, connectionNames: ReadonlyMap<string, readonly string[]>): ResolvedExecutorConfig | undefined {
     const kindName = entry['kind'];
     const supported = EXECUTOR_KINDS.map((kind) => kind.kind).join(', ');
     if (kindName === undefined) {
@@ -288,7 +201,7 @@ class Resolver {
       return undefined;
     }
     if (!this.valid(kind.schema, entry, where)) return undefined;
-    const resolved = kind.resolve(entry, this.scope(where, serverNames));
+    const resolved = kind.resolve(entry, this.scope(where, connectionNames.get(kind.kind) ?? []));
     if (resolved === undefined) return undefined;
     const timeoutSeconds = entry['timeoutSeconds'];
     const timeoutMs = typeof timeoutSeconds === 'number' ? Math.round(timeoutSeconds * 1000) : kind.timeoutMs?.(entry);
@@ -302,14 +215,17 @@ class Resolver {
     return false;
   }
 
-  /** The {@link EntryScope} of the entry at `where`. */
-  private scope(where: string, serverNames: readonly string[]): EntryScope {
+  /** The {@link EntryScope} of the entry at `where`; `connectionNames`: see {@link EntryScope.connectionNames}. */
+  private scope(where: string, connectionNames: readonly string[]): EntryScope {
     const at = (field: EntryField | undefined): string =>
       field === undefined ? where : (typeof field === 'string' ? [field] : field).reduce<string>((parent, key) => jsonPath(parent, key), where);
     const scope: EntryScope = {
       where,
-      serverNames,
+      connectionNames,
+      baseDir: this.baseDir,
+      env: this.inheritedEnv,
       problem: (field, message) => this.problem(at(field), message),
+      check: (schema, value, field) => this.valid(schema, value, at(field)),
       expand: (text, field, secrets) => {
         const expansion = expandVariables(text, this.variables, this.environment);
         if (!expansion.ok) {
@@ -383,14 +299,6 @@ function isObject(value: unknown): value is JsonObject {
 function objectEntries(section: unknown): [string, JsonObject][] {
   if (!isObject(section)) return [];
   return Object.entries(section).filter((entry): entry is [string, JsonObject] => isObject(entry[1]));
-}
-
-function isDefined<T>(value: T | undefined): value is T {
-  return value !== undefined;
-}
-
-function hasDefinedValue<T>(entry: [string, T | undefined]): entry is [string, T] {
-  return entry[1] !== undefined;
 }
 
 function definedValues(env: NodeJS.ProcessEnv): Record<string, string> {

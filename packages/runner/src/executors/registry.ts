@@ -7,14 +7,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
-import { CallLimiter } from './call-limiter.ts';
-import { errorMessage } from './error-message.ts';
+import { CallLimiter } from './shared/call-limiter.ts';
+import { errorMessage } from './shared/error-message.ts';
 import { EXECUTOR_KINDS } from './kinds.ts';
-import { silentLogger } from './logger.ts';
-import type { ExecutorLogger } from './logger.ts';
+import { silentLogger } from './shared/logger.ts';
+import type { ExecutorLogger } from './shared/logger.ts';
 import { RegistryConfigError, resolveRegistryConfig } from './registry-config.ts';
 import type { RegistryConfig } from './registry-config.ts';
-import type { Resolver } from './target-policy.ts';
+import type { Resolver } from './shared/target-policy.ts';
 import { ExecutorError } from './types.ts';
 import type { Executor, ExecutorDescription, ExecutorDetails, ExecutorRegistry } from './types.ts';
 
@@ -111,14 +111,13 @@ export function createExecutorRegistry(config: RegistryConfig, options: CreateRe
   });
   const limiter = new CallLimiter({ maxCalls: options.maxConcurrentCalls, maxCallsPerTarget: options.maxConcurrentCallsPerOrigin });
   const context = {
-    servers: resolved.servers,
     logger,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     connectionsPerOrigin: limiter.maxCallsPerTarget,
     ...(options.resolver === undefined ? {} : { resolver: options.resolver }),
   };
   // One factory per kind: what a kind's executors share (MCP connections, the HTTP agent) lives there.
-  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open(context)]));
+  const factories = new Map(EXECUTOR_KINDS.map((kind) => [kind.kind, kind.open({ ...context, connections: resolved.connections.get(kind.kind)! })]));
   const executors = new Map<string, Executor>();
   const describers = new Map<string, () => Promise<ExecutorDetails>>();
   for (const [key, entry] of resolved.executors) {

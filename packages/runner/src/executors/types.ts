@@ -3,7 +3,7 @@
  * attempt; the interpreter owns retries, backoff and node-run bookkeeping.
  */
 
-import type { TokenBinding } from './token-binding.ts';
+import type { TokenBinding } from './shared/token-binding.ts';
 
 /** What the interpreter hands an executor for one attempt of one step. */
 export interface ExecutorCall {

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { definitionChecks } from '../definition-checks.ts';
 import { recordDecision } from '../decisions.ts';
 import { RunEngine, type RunEngineOptions } from '../engine.ts';
-import { abortedError } from '../executors/abort.ts';
+import { abortedError } from '../executors/shared/abort.ts';
 import { createExecutorRegistry } from '../executors/registry.ts';
 import type { RegistryConfig } from '../executors/registry-config.ts';
 import type { Executor, ExecutorRegistry } from '../executors/types.ts';

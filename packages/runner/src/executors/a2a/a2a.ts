@@ -86,14 +86,14 @@
  * reached (card URL and cache, headers, fetch, SDK client, error classification).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { TaskState, type AgentCard, type Part } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2A_ERROR_CODE, isRestError } from '@a2a-js/sdk/errors';
 import { jsonByteLength } from '@switchyard/domain';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
-import { abortedError, formatSeconds } from './abort.ts';
-import { AnswerTooLargeError, AnswerWatch, answerReadLimit, boundedFetch } from './answer-limit.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
+import { abortedError, formatSeconds } from '../shared/abort.ts';
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, boundedFetch } from '../shared/answer-limit.ts';
 import { TaskProgress, messageRequest, outputOf, stateName, stringOf, summaryOf, textOf, type A2aOutput, type AgentSummary, type MessageRequest } from './a2a-message.ts';
 import {
   AgentCardCache,
@@ -108,17 +108,17 @@ import {
   retryableStatus,
   type Observed,
 } from './a2a-transport.ts';
-import { errorMessage } from './error-message.ts';
-import { SharedAgent, bodyExcerpt, resolveEndpoint, type ResolvedEndpoint } from './http.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from './kind.ts';
-import type { ExecutorLogger } from './logger.ts';
-import { redactingLogger } from './logger.ts';
-import { DESCRIBE_TIMEOUT_MS } from './mcp.ts';
-import { Redactor, redactedInvoke } from './redact.ts';
-import { TargetPolicy, targetRefusalOf } from './target-policy.ts';
-import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { bodyExcerpt } from '../shared/body-excerpt.ts';
+import { resolveEndpoint, type ResolvedEndpoint } from '../shared/endpoint.ts';
+import { SharedAgent } from '../shared/http-agent.ts';
+import { DESCRIBE_TIMEOUT_MS, HeadersSchema, defineKind, entrySchema, urlSchema, type EntryScope } from '../kind.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { Redactor, redactedInvoke, redactingLogger } from '../shared/redact.ts';
+import { TargetPolicy, targetRefusalOf } from '../shared/target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall, ExecutorDetails } from '../types.ts';
 
 /** Longest wait for the best-effort `CancelTask` after a call's signal aborted, milliseconds. */
 export const CANCEL_TIMEOUT_MS = 2_000;
@@ -147,6 +147,9 @@ export const A2aEntry = entrySchema('a2a', {
   ),
   ...TokenFields,
 });
+
+/** Executor kind `a2a`: one entry of the registry's `executors`. */
+export type A2aExecutorConfig = Static<typeof A2aEntry>;
 
 /** What an `a2a` entry resolves to (plus `kind` and `timeoutMs`): its endpoint, `url` being the agent's base URL. */
 export interface ResolvedA2aEntry extends ResolvedEndpoint {

@@ -4,17 +4,17 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import runnerPackage from '../../package.json' with { type: 'json' };
-import { AnswerTooLargeError, AnswerWatch, answerReadLimit, answerScope } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import type { ExecutorLogger } from './logger.ts';
+import runnerPackage from '../../../package.json' with { type: 'json' };
+import { AnswerTooLargeError, AnswerWatch, answerReadLimit, answerScope } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
 import { MCP_ANSWER_COPIES, createServerTransport, describeTarget } from './mcp-transport.ts';
 import type { ServerTransport } from './mcp-transport.ts';
-import type { Redactor } from './redact.ts';
-import type { McpServerTarget } from './registry-config.ts';
+import type { Redactor } from '../shared/redact.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
 import { ArgumentValidatorCompiler } from './tool-arguments.ts';
 import type { ArgumentValidator } from './tool-arguments.ts';
-import { ExecutorError } from './types.ts';
+import { ExecutorError } from '../types.ts';
 
 /** A tool of the connected server, with its argument validator (undefined: schema not compilable). */
 export interface PreparedTool {

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ExecutorLogger } from './logger.ts';
-import { DEFAULT_REGISTRY_FILE, createExecutorRegistry, loadExecutorRegistry } from './registry.ts';
-import type { RegistryConfig } from './registry-config.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall, ExecutorRegistry } from './types.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { DEFAULT_REGISTRY_FILE, createExecutorRegistry, loadExecutorRegistry } from '../registry.ts';
+import type { RegistryConfig } from '../registry-config.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall, ExecutorRegistry } from '../types.ts';
 
 interface LogRecord {
   level: keyof ExecutorLogger;

@@ -10,11 +10,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { behaviours, startAgent, type TestAgent } from '../../../../test/support/a2a-agents.ts';
-import { RegistryConfigError } from './registry-config.ts';
-import { createExecutorRegistry } from './registry.ts';
-import { TargetPolicy, TargetRefusedError, addressRange, type Resolver } from './target-policy.ts';
-import { ExecutorError, type ExecutorCall, type ExecutorRegistry } from './types.ts';
+import { behaviours, startAgent, type TestAgent } from '../../../../../test/support/a2a-agents.ts';
+import { RegistryConfigError } from '../registry-config.ts';
+import { createExecutorRegistry } from '../registry.ts';
+import { TargetPolicy, TargetRefusedError, addressRange, type Resolver } from '../shared/target-policy.ts';
+import { ExecutorError, type ExecutorCall, type ExecutorRegistry } from '../types.ts';
 
 const KEY = 'key-of-the-entry-5d1f';
 const TOKEN = 'downstream-token-8c2a';

@@ -5,14 +5,13 @@
  * call connects again. Everything a server's connection logs goes through a logger that redacts
  * that server's secrets.
  */
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
 import { describeTarget } from './mcp-transport.ts';
 import { McpConnection } from './mcp-connection.ts';
-import { redactingLogger } from './logger.ts';
-import type { ExecutorLogger } from './logger.ts';
-import { Redactor } from './redact.ts';
-import type { McpServerTarget } from './registry-config.ts';
-import { ExecutorError } from './types.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { Redactor, redactingLogger } from '../shared/redact.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
+import { ExecutorError } from '../types.ts';
 
 interface PoolEntry {
   /** Settles when the connect finishes; rejected entries are removed from the pool. */

@@ -15,8 +15,8 @@
  */
 import { errorMessage } from './error-message.ts';
 import type { ExecutorLogger } from './logger.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall } from './types.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall } from '../types.ts';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -155,5 +155,22 @@ export function redactedInvoke(
       throw redacted;
     }
     return redactor.value(output);
+  };
+}
+
+/**
+ * `logger` with `redactor` applied to every record: the message and every string of the logged
+ * object are redacted, and Errors are replaced by redacted stand-ins without their extra
+ * properties (see {@link Redactor.error}; a spawn error's `spawnargs` holds the command line).
+ */
+export function redactingLogger(logger: ExecutorLogger, redactor: Redactor): ExecutorLogger {
+  const level = (write: (obj: object, msg?: string) => void) => (obj: object, msg?: string): void => {
+    write(redactor.value(obj) as object, msg === undefined ? undefined : redactor.text(msg));
+  };
+  return {
+    debug: level(logger.debug.bind(logger)),
+    info: level(logger.info.bind(logger)),
+    warn: level(logger.warn.bind(logger)),
+    error: level(logger.error.bind(logger)),
   };
 }

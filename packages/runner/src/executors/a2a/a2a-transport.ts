@@ -8,13 +8,15 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { isJsonRpcError, type JsonRpcA2AError } from '@a2a-js/sdk/errors';
-import { downstreamAuthorization } from '../downstream-token.ts';
-import { abortable, formatSeconds } from './abort.ts';
-import { agentCardFetch } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import { SharedAgent, USER_AGENT, bodyExcerpt, lowerCaseKeys } from './http.ts';
-import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from './target-policy.ts';
-import { ExecutorError } from './types.ts';
+import { downstreamAuthorization } from '../../downstream-token.ts';
+import { abortable, formatSeconds } from '../shared/abort.ts';
+import { agentCardFetch } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { bodyExcerpt } from '../shared/body-excerpt.ts';
+import { lowerCaseKeys } from '../shared/headers.ts';
+import { SharedAgent, USER_AGENT } from '../shared/http-agent.ts';
+import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from '../shared/target-policy.ts';
+import { ExecutorError } from '../types.ts';
 
 /** Longest wait for an agent card (connect included), milliseconds. */
 export const CARD_TIMEOUT_MS = 10_000;

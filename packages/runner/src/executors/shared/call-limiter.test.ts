@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { timeoutReason } from './abort.ts';
 import { CallLimiter, Semaphore } from './call-limiter.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** A task that runs until released; `started` tells whether it began. */
 function gate(): { task: () => Promise<string>; started: () => boolean; release: (value?: string) => void } {

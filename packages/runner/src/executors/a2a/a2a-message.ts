@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import type { ExecutorCall, ExecutorDetails } from './types.ts';
+import type { ExecutorCall, ExecutorDetails } from '../types.ts';
 
 /** Message metadata keys (see the module comment of `a2a.ts`, "Message"). */
 export const METADATA_KEYS = {

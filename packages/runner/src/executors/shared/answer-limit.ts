@@ -20,7 +20,7 @@
  * over `maxOutputBytes`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ExecutorError } from './types.ts';
+import { ExecutorError } from '../types.ts';
 
 /** Least margin above `maxOutputBytes` an answer may have before reading stops (64 KiB). */
 export const MIN_ANSWER_MARGIN_BYTES = 64 * 1024;

@@ -9,9 +9,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExecutorRegistry } from './registry.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall, ExecutorRegistry } from './types.ts';
+import { createExecutorRegistry } from '../registry.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall, ExecutorRegistry } from '../types.ts';
 
 /** A stateless MCP server with one tool, `lookup({ id })` -> structuredContent `{ id, found }`. */
 function mcpServer(): Server {

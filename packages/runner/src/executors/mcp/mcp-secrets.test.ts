@@ -13,11 +13,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED } from './redact.ts';
-import { createExecutorRegistry } from './registry.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall, ExecutorRegistry } from './types.ts';
-import { captureLogs } from '../testing/log-capture.ts';
+import { REDACTED } from '../shared/redact.ts';
+import { createExecutorRegistry } from '../registry.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall, ExecutorRegistry } from '../types.ts';
+import { captureLogs } from '../../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 

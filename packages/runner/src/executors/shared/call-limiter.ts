@@ -10,7 +10,7 @@
  * never hold instance slots that calls to other targets could use.
  */
 import { abortedError } from './abort.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** Default of `SWITCHYARD_MAX_CONCURRENT_CALLS`: executor calls in flight per service instance. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 256;

@@ -1,4 +1,4 @@
-import { ExecutorError } from './types.ts';
+import { ExecutorError } from '../types.ts';
 
 /** The error an executor rejects with when its call's signal aborts for cancellation. Not retryable. */
 export function cancelledError(signal: AbortSignal): ExecutorError {

@@ -30,24 +30,24 @@
  * - One undici Agent per registry (keep-alive connections shared by every `http` executor), loaded
  *   and created on the first call, destroyed when the registry closes.
  */
-import type { LookupFunction } from 'node:net';
-import type { Agent, Dispatcher } from 'undici';
-import Type from 'typebox';
-import runnerPackage from '../../package.json' with { type: 'json' };
-import { downstreamAuthorization } from '../downstream-token.ts';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-limit.ts';
-import { abortable, abortedError } from './abort.ts';
-import { AnswerTooLargeError, answerReadLimit, readBounded } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import { HeadersSchema, defineKind, entrySchema, urlSchema } from './kind.ts';
-import type { EntryScope } from './kind.ts';
-import { redactingLogger } from './logger.ts';
-import type { ExecutorLogger } from './logger.ts';
-import { Redactor, redactedInvoke } from './redact.ts';
-import { isRedirect, redirectRefusal } from './target-policy.ts';
-import { TokenFields, tokenBinding, type TokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import type { Dispatcher } from 'undici';
+import Type, { type Static } from 'typebox';
+import { downstreamAuthorization } from '../../downstream-token.ts';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../output-limit.ts';
+import { abortable, abortedError } from '../shared/abort.ts';
+import { AnswerTooLargeError, answerReadLimit, readBounded } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { HeadersSchema, defineKind, entrySchema, urlSchema } from '../kind.ts';
+import { bodyExcerpt } from '../shared/body-excerpt.ts';
+import { resolveEndpoint, type ResolvedEndpoint } from '../shared/endpoint.ts';
+import { lowerCaseKeys } from '../shared/headers.ts';
+import { SharedAgent, USER_AGENT } from '../shared/http-agent.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import { Redactor, redactedInvoke, redactingLogger } from '../shared/redact.ts';
+import { isRedirect, redirectRefusal } from '../shared/target-policy.ts';
+import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** Methods an `http` entry may use: each sends the step's `config` as its JSON body. */
 export const HTTP_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -58,67 +58,8 @@ export const MAX_TEXT_BYTES = 64 * 1024;
 /** Most bytes of a failed response's body read for its excerpt. */
 const EXCERPT_BYTES = 4 * 1024;
 
-/** Most characters of a body excerpt in a failure message. */
-const EXCERPT_CHARS = 500;
-
 /** Longest `Retry-After` honoured (a day; longer ones are cut to this). */
 const MAX_RETRY_AFTER_MS = 86_400_000;
-
-/** Header names the request sets itself or that undici does not allow to be set. */
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer',
-]);
-
-/** RFC 9110 token: what a header name may contain. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** `user-agent` of every request Switchyard's executors send over HTTP: `switchyard/<version>`. */
-export const USER_AGENT = `switchyard/${runnerPackage.version}`;
-
-/**
- * Checks the names of an entry's `headers` (`http`, `a2a`): each must be an RFC 9110 token and not
- * one the HTTP client sets itself (`host`, `content-length`, ...). Reports each bad name on `scope`
- * at `["headers", name]`; true when all are fine.
- */
-export function checkHeaderNames(headers: Readonly<Record<string, string>> | undefined, scope: EntryScope): boolean {
-  let ok = true;
-  for (const name of Object.keys(headers ?? {})) {
-    if (!HEADER_NAME.test(name)) {
-      scope.problem(['headers', name], 'is not a valid header name');
-      ok = false;
-    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      scope.problem(['headers', name], 'is set by the HTTP client and cannot be configured');
-      ok = false;
-    }
-  }
-  return ok;
-}
-
-/** What an HTTP endpoint entry (`http`, `a2a`) resolves to, whatever else its kind adds. */
-export interface ResolvedEndpoint {
-  url: URL;
-  headers: Record<string, string>;
-  /** Values never to report (see `redact.ts`): header values, substituted values, URL credentials and query values. */
-  secrets: string[];
-  /** The entry's `description`. */
-  description?: string;
-}
-
-/**
- * Resolves the `url`, `headers` and `description` of an HTTP endpoint entry (`http`, `a2a`):
- * expansions, URL checks, header names (see {@link checkHeaderNames}). Undefined after reporting
- * problems on `scope`.
- */
-export function resolveEndpoint(entry: { url: string; headers?: Record<string, string>; description?: string }, scope: EntryScope): ResolvedEndpoint | undefined {
-  const secrets = new Set<string>();
-  const url = scope.url(entry.url, 'url', secrets);
-  const headers = scope.headers(entry.headers, 'headers', secrets);
-  const namesOk = checkHeaderNames(entry.headers, scope);
-  if (!namesOk || url === undefined || headers === undefined) return undefined;
-  const resolved: ResolvedEndpoint = { url, headers, secrets: [...secrets] };
-  if (entry.description !== undefined) resolved.description = entry.description;
-  return resolved;
-}
 
 /** Registry entry `{ "kind": "http", "url", "method"?, "headers"?, "timeoutSeconds"?, "tokenAudience"?, "tokenScopes"? }`. */
 export const HttpEntry = entrySchema('http', {
@@ -127,6 +68,9 @@ export const HttpEntry = entrySchema('http', {
   headers: Type.Optional(HeadersSchema),
   ...TokenFields,
 });
+
+/** Executor kind `http`: one entry of the registry's `executors`. */
+export type HttpExecutorConfig = Static<typeof HttpEntry>;
 
 /** What an `http` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedHttpEntry extends ResolvedEndpoint {
@@ -169,42 +113,6 @@ export const httpKind = defineKind({
     };
   },
 });
-
-/** The Agent of one registry (or of one entry): undici is loaded, and the Agent created, on the first call. */
-export class SharedAgent {
-  #agent: Promise<Agent> | undefined;
-  #closing: Promise<void> | undefined;
-  readonly #lookup: LookupFunction | undefined;
-  readonly #connections: number | undefined;
-
-  /**
-   * `options.lookup`: how the Agent's connections resolve hostnames (e.g. a `TargetPolicy`'s, which
-   * refuses non-public addresses); default the system's. `options.connections`: most sockets the
-   * Agent opens to one origin (undici's `connections`; requests beyond wait in its queue); default
-   * unbounded, as undici's.
-   */
-  constructor(options: { lookup?: LookupFunction; connections?: number } = {}) {
-    this.#lookup = options.lookup;
-    this.#connections = options.connections;
-  }
-
-  /** The Agent; rejects (not retryable) once the registry is closed. */
-  get(): Promise<Agent> {
-    if (this.#closing !== undefined) return Promise.reject(new ExecutorError('executor registry is closed', { retryable: false }));
-    // No header or body timers of its own: the call's signal bounds every request (see the module comment).
-    const connect = this.#lookup === undefined ? {} : { connect: { lookup: this.#lookup } };
-    const connections = this.#connections === undefined ? {} : { connections: this.#connections };
-    return (this.#agent ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, ...connect, ...connections })));
-  }
-
-  /** Destroys the Agent: open sockets close and requests still under way fail. Idempotent. */
-  close(): Promise<void> {
-    return (this.#closing ??= (async () => {
-      const agent = await this.#agent?.catch(() => undefined);
-      await agent?.destroy();
-    })());
-  }
-}
 
 /**
  * Creates the `http` executor `key` (see the module comment); nothing connects until invoked.
@@ -317,12 +225,6 @@ async function readText(body: Dispatcher.ResponseData['body'], limit: number): P
   return { text: new TextDecoder().decode(bytes), complete };
 }
 
-/** The start of a body (or any text) for a message: whitespace runs collapsed, at most {@link EXCERPT_CHARS} characters. */
-export function bodyExcerpt(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= EXCERPT_CHARS ? flat : `${flat.slice(0, EXCERPT_CHARS)}…`;
-}
-
 /** `Retry-After` (delay seconds or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
@@ -346,9 +248,4 @@ function isJson(contentType: string): boolean {
 function headerValue(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
-}
-
-/** `headers` with every name in lower case (values unchanged). */
-export function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }

@@ -10,11 +10,11 @@ import type { Readable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { callScope, downstreamAuthorization } from '../downstream-token.ts';
-import { answerReadLimit, answerScope, boundedFetch } from './answer-limit.ts';
-import type { ExecutorLogger } from './logger.ts';
-import type { Redactor } from './redact.ts';
-import type { McpServerTarget } from './registry-config.ts';
+import { callScope, downstreamAuthorization } from '../../downstream-token.ts';
+import { answerReadLimit, answerScope, boundedFetch } from '../shared/answer-limit.ts';
+import type { ExecutorLogger } from '../shared/logger.ts';
+import type { Redactor } from '../shared/redact.ts';
+import type { McpServerTarget } from './mcp-servers.ts';
 
 /**
  * How many times an MCP result may carry its output (see `answerReadLimit`): a tool with

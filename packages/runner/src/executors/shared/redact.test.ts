@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { redactingLogger } from './logger.ts';
-import { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.ts';
-import { ExecutorError } from './types.ts';
-import { captureLogs } from '../testing/log-capture.ts';
+import { MIN_SECRET_LENGTH, REDACTED, Redactor, redactingLogger } from './redact.ts';
+import { ExecutorError } from '../types.ts';
+import { captureLogs } from '../../testing/log-capture.ts';
 
 const SECRET = 'tok-3f9a"c/d e';
 

@@ -21,14 +21,14 @@ import {
   textPart,
   urlPart,
   type TestAgent,
-} from '../../../../test/support/a2a-agents.ts';
-import { timeoutReason } from './abort.ts';
+} from '../../../../../test/support/a2a-agents.ts';
+import { timeoutReason } from '../shared/abort.ts';
 import { METADATA_KEYS, messageParts } from './a2a-message.ts';
-import { REDACTED } from './redact.ts';
-import { createExecutorRegistry } from './registry.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall, ExecutorRegistry } from './types.ts';
-import { captureLogs } from '../testing/log-capture.ts';
+import { REDACTED } from '../shared/redact.ts';
+import { createExecutorRegistry } from '../registry.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall, ExecutorRegistry } from '../types.ts';
+import { captureLogs } from '../../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 const QUERY_SECRET = `q-${randomBytes(12).toString('hex')}`;

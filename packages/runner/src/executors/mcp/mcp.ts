@@ -28,18 +28,19 @@
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import Type from 'typebox';
-import { callScope } from '../downstream-token.ts';
-import { abortable, abortedError, formatSeconds, linkedAbortController } from './abort.ts';
-import { AnswerWatch, answerScope } from './answer-limit.ts';
-import { errorMessage } from './error-message.ts';
-import { defineKind, entrySchema } from './kind.ts';
+import Type, { type Static } from 'typebox';
+import { callScope } from '../../downstream-token.ts';
+import { abortable, abortedError, formatSeconds, linkedAbortController } from '../shared/abort.ts';
+import { AnswerWatch, answerScope } from '../shared/answer-limit.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { DEFAULT_TIMEOUT_SECONDS, DESCRIBE_TIMEOUT_MS, defineKind, entrySchema } from '../kind.ts';
 import type { McpConnection } from './mcp-connection.ts';
 import { McpConnectionPool } from './mcp-pool.ts';
+import { mcpServers } from './mcp-servers.ts';
 import { formatArgumentProblems } from './tool-arguments.ts';
-import { TokenFields, tokenBinding } from './token-binding.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall, ExecutorDetails } from './types.ts';
+import { TokenFields, tokenBinding } from '../shared/token-binding.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall, ExecutorDetails } from '../types.ts';
 
 /** Largest `timeoutMs` accepted (Node's timer limit, about 24.8 days). */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -52,6 +53,12 @@ export const McpEntry = entrySchema('mcp', {
   ...TokenFields,
 });
 
+/** Executor kind `mcp`: one entry of the registry's `executors`. */
+export type McpExecutorConfig = Static<typeof McpEntry>;
+
+/** Default per-call limit of `mcp` executors, in milliseconds (60 s): {@link DEFAULT_TIMEOUT_SECONDS}, as for every kind. */
+export const DEFAULT_MCP_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
+
 /** What an `mcp` entry resolves to (plus `kind` and `timeoutMs`). */
 export interface ResolvedMcpEntry {
   server: string;
@@ -63,19 +70,17 @@ export interface ResolvedMcpEntry {
   description?: string;
 }
 
-/** Longest wait for a server's tool list when describing its entries (connect included). */
-export const DESCRIBE_TIMEOUT_MS = 10_000;
-
-/** The `mcp` kind (see `kind.ts`): one connection pool per registry, connected on first use. */
+/** The `mcp` kind (see `kind.ts`): owns the `mcpServers` section; one connection pool per registry, connected on first use. */
 export const mcpKind = defineKind({
   kind: 'mcp',
   schema: McpEntry,
   // An MCP tool is no A2A agent: an a2aPool may not list it (definition checks answer 400 at save).
   a2aPool: false,
+  connections: mcpServers,
   resolve: (entry, scope): ResolvedMcpEntry | undefined => {
     let ok = true;
-    if (!scope.serverNames.includes(entry.server)) {
-      const known = scope.serverNames.length > 0 ? `configured: ${scope.serverNames.join(', ')}` : 'no mcpServers are configured';
+    if (!scope.connectionNames.includes(entry.server)) {
+      const known = scope.connectionNames.length > 0 ? `configured: ${scope.connectionNames.join(', ')}` : 'no mcpServers are configured';
       scope.problem('server', `unknown MCP server "${entry.server}" (${known})`);
       ok = false;
     }
@@ -91,7 +96,7 @@ export const mcpKind = defineKind({
     return resolved;
   },
   timeoutMs: (entry) => entry.timeoutMs,
-  open: ({ servers, logger, maxOutputBytes }) => {
+  open: ({ connections: servers, logger, maxOutputBytes }) => {
     const pool = new McpConnectionPool(servers, logger, { maxOutputBytes });
     let closing: Promise<void> | undefined;
     return {

@@ -9,14 +9,14 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookServer, hang, json, text } from '../testing/webhook-server.ts';
-import type { Responder } from '../testing/webhook-server.ts';
+import { WebhookServer, hang, json, text } from '../../testing/webhook-server.ts';
+import type { Responder } from '../../testing/webhook-server.ts';
 import { MAX_TEXT_BYTES, parseRetryAfter } from './http.ts';
-import { REDACTED } from './redact.ts';
-import { createExecutorRegistry } from './registry.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall, ExecutorRegistry } from './types.ts';
-import { captureLogs } from '../testing/log-capture.ts';
+import { REDACTED } from '../shared/redact.ts';
+import { createExecutorRegistry } from '../registry.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall, ExecutorRegistry } from '../types.ts';
+import { captureLogs } from '../../testing/log-capture.ts';
 
 const SECRET = `sk-${randomBytes(12).toString('hex')}`;
 

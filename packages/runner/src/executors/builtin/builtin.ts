@@ -4,11 +4,11 @@
  * `builtin.sleep`; a registry file may add aliases (`{ "kind": "builtin", "name": "echo" }`).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import Type from 'typebox';
-import { abortedError } from './abort.ts';
-import { defineKind, entrySchema } from './kind.ts';
-import { ExecutorError } from './types.ts';
-import type { Executor, ExecutorCall } from './types.ts';
+import Type, { type Static } from 'typebox';
+import { abortedError } from '../shared/abort.ts';
+import { defineKind, entrySchema } from '../kind.ts';
+import { ExecutorError } from '../types.ts';
+import type { Executor, ExecutorCall } from '../types.ts';
 
 /** Names of the built-in executors. */
 export const BUILTIN_NAMES = ['echo', 'fail', 'sleep'] as const;
@@ -95,11 +95,22 @@ export const BuiltinEntry = entrySchema('builtin', {
   name: Type.Enum([...BUILTIN_NAMES], { description: 'The built-in this key is an alias of' }),
 });
 
-/** The `builtin` kind (see `kind.ts`). Built-ins stay allowed in `a2aPool`, for tests. */
+/** Executor kind `builtin`: one entry of the registry's `executors` (an alias of a built-in). */
+export type BuiltinExecutorConfig = Static<typeof BuiltinEntry>;
+
+/** Registry keys of the built-ins, present in every registry: `builtin.echo`, ... */
+export const BUILTIN_KEYS: readonly string[] = BUILTIN_NAMES.map((name) => `builtin.${name}`);
+
+/** The `builtin` kind (see `kind.ts`): its built-ins are presets of every registry. Built-ins stay allowed in `a2aPool`, for tests. */
 export const builtinKind = defineKind({
   kind: 'builtin',
   schema: BuiltinEntry,
   a2aPool: true,
+  presets: {
+    prefix: 'builtin.',
+    label: 'the built-ins',
+    entries: BUILTIN_NAMES.map((name, index) => [BUILTIN_KEYS[index]!, { name }] as const),
+  },
   resolve: (entry): { name: BuiltinName; description?: string } =>
     entry.description === undefined ? { name: entry.name } : { name: entry.name, description: entry.description },
   open: () => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBuiltinExecutor } from './builtin.ts';
-import { ExecutorError } from './types.ts';
-import type { ExecutorCall } from './types.ts';
+import { ExecutorError } from '../types.ts';
+import type { ExecutorCall } from '../types.ts';
 
 function call(args: Record<string, unknown>, overrides: Partial<ExecutorCall> = {}): ExecutorCall {
   return {
