@@ -243,23 +243,34 @@ describe('a decision counts once, for the gate round it answered, and its wake-u
    * stored (200, `wake_pending: true`) and its `engine.start(runId)` finds the finishing execution:
    * it must ask for one more claim, or nobody continues the run (this service starts no
    * orphan-recovery scan, so the run would stay `awaiting_approval` for good). The window is one
-   * store write long; a store that takes real time (MongoDB) is simulated by delaying that one
-   * write by 150 ms.
+   * store write long; a store that takes real time (MongoDB) is simulated by holding that one
+   * write until the decision has been answered, so the decision lands in the window every time.
    */
   it('a decision landing between the park CAS and the end of the engine execution is continued', async () => {
     const events = svc.repos.events;
     const append = events.append;
+    let decisionAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (decisionAnswered = resolve));
+    let held = 0;
     events.append = async function (this: typeof events, event, now, seq) {
-      if (event.type === 'run.awaiting_approval') await sleep(150);
+      if (event.type === 'run.awaiting_approval') {
+        held += 1;
+        await answered;
+      }
       return append.call(this, event, now, seq);
     };
     try {
       const { workflowId, runId, stepId } = await parkAt([echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } }), echoStep('After')]);
-      expect((await svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(200);
+      const decided = svc.approve(workflowId, runId, { stepId, resolution: 'confirm' });
+      expect((await decided).status).toBe(200);
+      expect(held).toBe(1); // the engine was still finishing its park when the decision was stored
+      expect(svc.engine.activeCount).toBe(1);
+      decisionAnswered();
       // A lost wake-up is never continued here, so waiting long costs a failing run only.
       const run = await svc.waitForRun(workflowId, runId);
       expect(run.status).toBe('completed');
     } finally {
+      decisionAnswered();
       events.append = append;
     }
   });
