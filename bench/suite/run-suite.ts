@@ -9,6 +9,7 @@ import type { WorkloadResult } from './engine-figures.ts';
 import { peakRssMb, withTimeout, type Figure, type Goal } from './figure.ts';
 import { measureCelBudget } from './cel-figures.ts';
 import { measureDirectives } from './directive-figures.ts';
+import { measureLargeReads, type LargeReadResult } from './read-figures.ts';
 import { measureApproveRace, measureRunDetail, measureTriggers } from './http-figures.ts';
 import { describeMachine, judged, type SuiteReport } from './report.ts';
 import { ServiceProcess, type WorkloadPart } from './service-process.ts';
@@ -40,6 +41,10 @@ export interface SuiteSizes {
   readonly celRuns: number;
   /** Runs of each directive series (pause, cancel), after one warm-up run. */
   readonly directiveRuns: number;
+  /** The large run read at once by `largeReaders` clients: parallel echo children and bytes each. */
+  readonly largeSteps: number;
+  readonly largeStepBytes: number;
+  readonly largeReaders: number;
   /** Bound of one engine run, and of each HTTP workload's waits. */
   readonly timeoutMs: number;
 }
@@ -65,6 +70,9 @@ export const FULL_SIZES: SuiteSizes = {
   racers: 100,
   celRuns: 5,
   directiveRuns: 30,
+  largeSteps: 40,
+  largeStepBytes: 450_000,
+  largeReaders: 24,
   timeoutMs: 180_000,
 };
 
@@ -89,6 +97,9 @@ export const QUICK_SIZES: SuiteSizes = {
   racers: 10,
   celRuns: 1,
   directiveRuns: 2,
+  largeSteps: 4,
+  largeStepBytes: 100_000,
+  largeReaders: 6,
   timeoutMs: 30_000,
 };
 
@@ -104,7 +115,7 @@ const atMost = (value: number): Goal => ({ op: '<=', value });
 /**
  * Runs every workload of `sizes` (quick ones when `quick`), in order: engine figures (chain,
  * long chain, loop, parallel), the CEL budget figure, then HTTP figures (triggers and bytes per
- * run, run detail, /approve race, pause and cancel). A workload that fails leaves its figures null and its error in
+ * run, run detail, /approve race, pause and cancel), the large reads. A workload that fails leaves its figures null and its error in
  * `report.errors`; the suite goes on. Never rejects for a workload's failure.
  */
 export async function runSuite(options: { quick: boolean; profile?: boolean; log?: (line: string) => void }): Promise<SuiteReport> {
@@ -195,7 +206,29 @@ export async function runSuite(options: { quick: boolean; profile?: boolean; log
 
     figures.push(...(await httpFigures(sizes, service, profile, attempt, (bytes) => (dataDirBytes += bytes))));
 
-    const peak = Math.max(await servicePeakRssMb(), loopRss);
+    // Its peak RSS must be the reads' own: a service process of its own, as for the loop.
+    const readService = await ServiceProcess.start();
+    let reads: LargeReadResult | undefined;
+    let readsRss = 0;
+    try {
+      const app = { baseUrl: await readService.openHttp() };
+      reads = await attempt(`${sizes.largeReaders} concurrent reads of a large run`, () =>
+        measureLargeReads(readService, app, { steps: sizes.largeSteps, stepBytes: sizes.largeStepBytes, readers: sizes.largeReaders, timeoutMs: sizes.timeoutMs }),
+      );
+      readsRss = await readService.peakRssMb();
+    } finally {
+      await readService.close();
+    }
+    figures.push({
+      key: 'reads.peakRssGrowthMb',
+      label: `the service's peak RSS after ${sizes.largeReaders} concurrent GETs of a run whose node runs hold over ${((sizes.largeSteps * sizes.largeStepBytes) / 1e6).toFixed(1)} MB, minus its RSS before them`,
+      measured: reads?.peakRssGrowthMb ?? null,
+      unit: 'MB',
+      goal: atMost(400),
+      note: reads ? `largest answer ${reads.largestResponseBytes} bytes` : undefined,
+    });
+
+    const peak = Math.max(await servicePeakRssMb(), loopRss, readsRss);
     figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the service through every figure', measured: peak, unit: 'MB', goal: atMost(300), note: `load generator: ${peakRssMb().toFixed(0)} MB` });
     return {
       quick: options.quick,
