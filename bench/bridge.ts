@@ -10,7 +10,7 @@
  * 2. `list_runs` (limit 20) round trip with the SDK Client: to the bundled command over stdio and to
  *    the bridge in this process (in-memory transport), next to the REST request the tool makes
  *    (`GET /api/v1/runs?page=1&perPage=20&includeNodeRuns=false`, what the tool asks) sent directly with undici; calls interleaved in rounds
- *    after a warm-up. The API is the end-to-end harness (test/support/service.ts) in this process,
+ *    after a warm-up. The API is the real app on the engine's services (bench/support.ts) in this process,
  *    so every path includes the server's own work; the client of the stdio bridge also validates
  *    each result against the tool's outputSchema, as a client that listed the tools does.
  *
@@ -27,8 +27,10 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { BIN, REPO_ROOT, buildBridge } from '../apps/mcp-bridge/scripts/build.ts';
 import { listToolsOverStdio } from '../apps/mcp-bridge/scripts/stdio-handshake.ts';
-import { bridgeInProcess, bridgeOverStdio, type BridgeClient } from '../test/support/bridge.ts';
-import { CANVAS, echoStep, startService, uniqueName } from '../test/support/service.ts';
+import { bridgeInProcess, bridgeOverStdio, type BridgeClient } from '@switchyard/mcp-bridge/testing/bridge-clients';
+import { boundedInteger, echoStep, openBenchServices, startBenchApp } from './support.ts';
+import { createEnabledWorkflow, request } from './suite/http-figures.ts';
+import { percentile } from './suite/stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,16 +41,10 @@ const { values } = parseArgs({
   },
 });
 
-function bounded(name: string, raw: string | undefined, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${String(raw)}`);
-  return value;
-}
-
-const COLD_RUNS = bounded('cold-runs', values['cold-runs'], 1, 100);
-const CALLS = bounded('calls', values.calls, 20, 10_000);
-const WARMUP = bounded('warmup', values.warmup, 0, 1_000);
-const BUDGET_MS = bounded('budget-seconds', values['budget-seconds'], 10, 1_800) * 1_000;
+const COLD_RUNS = boundedInteger('cold-runs', values['cold-runs'], 1, 100);
+const CALLS = boundedInteger('calls', values.calls, 20, 10_000);
+const WARMUP = boundedInteger('warmup', values.warmup, 0, 1_000);
+const BUDGET_MS = boundedInteger('budget-seconds', values['budget-seconds'], 10, 1_800) * 1_000;
 /** Rounds the measured calls are split into, each mode in turn. */
 const ROUNDS = 4;
 /** Runs in the store, so that a page of 20 is full. */
@@ -66,11 +62,6 @@ const fail = (message: string) => {
   failures++;
   console.log(`FAILED: ${message}`);
 };
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 interface Stats {
   n: number;
@@ -196,17 +187,18 @@ const coldMedian = statsOf(bundleCold.map((s) => s.ms)).median;
 console.log(`  goal: bundle median <= ${GOAL_COLD_MS} ms (anchor ~1 s): ${coldMedian <= GOAL_COLD_MS ? 'met' : 'NOT met'} (${ms(coldMedian)})`);
 
 // ---- 2. list_runs round trip ----
-const svc = await startService({ sweepIntervalMs: 1_000 });
+// The real app on the engine's services (embedded store in memory, no background work) in this process.
+const services = await openBenchServices({ dataDir: null });
+const svc = await startBenchApp(services);
 const rest = new Pool(svc.baseUrl, { connections: 1 });
 let inProcess: BridgeClient | undefined;
 let overStdio: (BridgeClient & { stderr: () => string }) | undefined;
 try {
-  const workflow = await svc.createWorkflow({ name: uniqueName('bench bridge'), canvas: CANVAS, nodes: [echoStep('A', { n: 1 }), echoStep('B')] });
-  await svc.enable(workflow.id);
+  const workflowId = await createEnabledWorkflow(svc, 'bench bridge', [echoStep('A', { n: 1 }), echoStep('B')]);
   for (let i = 0; i < STORED_RUNS; i++) {
-    const triggered = await svc.trigger(workflow.id, { initialInput: { i } });
+    const triggered = await request(svc, 'POST', `/api/v1/workflows/${workflowId}/runs`, { initialInput: { i } });
     if (triggered.status !== 202) throw new Error(`trigger failed: ${triggered.status} ${triggered.text}`);
-    await svc.waitForRun(workflow.id, triggered.body.runId);
+    await services.engine.idle(); // the run executes in this process
   }
 
   const restPath = `/api/v1/runs?page=1&perPage=${PAGE}&includeNodeRuns=false`; // what list_runs asks
@@ -271,6 +263,7 @@ try {
   await inProcess?.close();
   await rest.close();
   await svc.close();
+  await services.close();
 }
 console.log(`\nload average at the end: ${loadAverage()}`);
 process.exit(failures > 0 ? 1 : 0);

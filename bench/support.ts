@@ -1,7 +1,8 @@
 /**
- * What the benchmarks share: argument checks, percentiles, the engine's services on the embedded
+ * What the benchmarks share: argument checks, the engine's services on the embedded
  * store (in memory or in a data directory), workflows and runs made through the repositories, the
- * real HTTP app on those services, and the size of a data directory.
+ * real HTTP app on those services, and the size of a data directory. Percentiles are in
+ * suite/stats.ts.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +20,6 @@ export function boundedInteger(name: string, raw: string | undefined, min: numbe
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${String(raw)}`);
   return value;
-}
-
-/** The `p`-th percentile (0-100, nearest rank) of ascending `sorted`; NaN when empty. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
 }
 
 /** A step node running the built-in `echo` executor (key `builtin.echo`) with `config`. */

@@ -12,8 +12,8 @@ describe('benchmark suite, quick', () => {
     expect(report.errors).toEqual([]);
     expect(report.figures.map((f) => f.key)).toEqual([
       'chain.nodeRunsPerSecond', 'longChain.rateRatio', 'loop.nodeRunsPerSecond', 'loop.peakRssMb',
-      'loop.megabytesWritten', 'parallel.nodeRunsPerSecond', 'http.runsPerSecond', 'http.detailRatio',
-      'approve.p99Ms', 'approve.gatesWithOneWinner', 'http.bytesPerRun', 'process.peakRssMb',
+      'loop.megabytesWritten', 'parallel.nodeRunsPerSecond', 'cel.worstEvaluationMs', 'http.runsPerSecond', 'http.detailRatio',
+      'approve.p99Ms', 'approve.gatesWithOneWinner', 'directives.pauseP99Ms', 'directives.cancelP99Ms', 'http.bytesPerRun', 'reads.peakRssGrowthMb', 'process.peakRssMb',
     ]);
     for (const f of report.figures) expect(f.measured, f.key).toEqual(expect.any(Number));
     expect(report.figures.find((f) => f.key === 'approve.gatesWithOneWinner')!.measured).toBe(1);

@@ -3,7 +3,8 @@
  * (40 steps reading a 700 KB file with the real filesystem MCP server) is read by 24 clients at
  * once: every response stays within its byte budget, large snapshots are left out of lists (with
  * their sizes) and served whole by the node-run detail, node runs are paginated, and a step
- * whose output is over SWITCHYARD_MAX_OUTPUT_BYTES fails instead of being stored.
+ * whose output is over SWITCHYARD_MAX_OUTPUT_BYTES fails instead of being stored. The memory
+ * such reads cost is a figure of the bench suite (`reads.peakRssGrowthMb`), not a bound here.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ const FILE_BYTES = 700_000;
 const READS = 40;
 
 describe('reads of a large run', () => {
-  it('answer 24 concurrent readers with bounded responses and bounded memory', { timeout: 120_000 }, async () => {
+  it('answer 24 concurrent readers with bounded responses', { timeout: 120_000 }, async () => {
     await writeFile(join(svc.filesDir, 'big.txt'), 'x'.repeat(FILE_BYTES));
     const { workflowId, run } = await svc.runWorkflow({
       name: uniqueName('big reads'),
@@ -32,20 +33,13 @@ describe('reads of a large run', () => {
     expect(run.status, run.errorSummary).toBe('completed');
     const base = wf(`/${workflowId}/runs/${run.id}`);
 
-    let peakRss = process.memoryUsage().rss;
-    const before = peakRss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 5);
+    // The memory these reads cost is a bench figure (`reads.peakRssGrowthMb`, bench/suite/read-figures.ts);
+    // here: the bounds of the answers, which are what keeps it small.
     const paths = [base, `${base}/nodes`, wf(`/${workflowId}/runs`)];
     const responses = await Promise.all(Array.from({ length: 24 }, (_, i) => svc.api.get(paths[i % paths.length]!)));
-    clearInterval(sampler);
     const largest = Math.max(...responses.map((r) => r.text.length));
-    console.log(
-      `24 concurrent GETs of a run with ${READS} node runs of ${FILE_BYTES} bytes: largest response ${largest} bytes, ` +
-        `RSS ${(before / 2 ** 20).toFixed(0)} MB before, ${(peakRss / 2 ** 20).toFixed(0)} MB at peak`,
-    );
     for (const response of responses) expect(response.status).toBe(200);
-    expect(largest).toBeLessThan(5 * 2 ** 20);
-    expect(peakRss - before).toBeLessThan(400 * 2 ** 20); // unbounded, each GET held > 3 x 28 MB
+    expect(largest).toBeLessThan(5 * 2 ** 20); // the run's node runs hold > 28 MB
 
     const detail = responses[0]!.body;
     expect(detail.nodeRunCount).toBe(READS);

@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HTTP_API_PAGE, renderHttpApiPage } from '../apps/api/src/docs/http-api-page.ts';
+import { newestReport, renderReadme } from '../bench/render-readme.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -71,6 +72,13 @@ function linksOf(text: string): string[] {
 describe('documentation', () => {
   it('has docs/reference/http-api.md as `npm run docs` generates it', async () => {
     expect(await readFile(HTTP_API_PAGE, 'utf8')).toBe(await renderHttpApiPage());
+  });
+
+  it('has the figures of bench/README.md rendered from the newest suite report (npm run bench:readme)', async () => {
+    const results = fileURLToPath(new URL('../bench/results/', import.meta.url));
+    const readme = await readFile(join(ROOT, 'bench/README.md'), 'utf8');
+    const { file, report } = newestReport(results);
+    expect(readme).toBe(renderReadme(readme, file, report));
   });
 
   it('has no dead relative link or anchor between its pages', async () => {

@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentileOf } from '../bench/suite/stats.ts';
 import { answerReadLimit } from '../packages/runner/src/executors/shared/answer-limit.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../packages/runner/src/output-limit.ts';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
@@ -91,11 +92,6 @@ class BigAnswerWebhook {
   }
 }
 
-/** The `q` quantile of `values` (nearest rank). */
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
 
 /** The run's detail with its node runs once it has a terminal status (polled every 100 ms, at most 60 s). */
 async function endedRun(workflowId: string, runId: string): Promise<any> {
@@ -206,11 +202,11 @@ describe('a 16 MiB webhook answer', () => {
       expect(answer.cutOff).toBe(true);
       expect(answer.written).toBeLessThan(ANSWER_BYTES / 2);
     }
-    const p99 = quantile(latencies, 0.99);
-    const loadedP99 = quantile(loaded, 0.99);
+    const p99 = percentileOf(latencies, 99);
+    const loadedP99 = percentileOf(loaded, 99);
     console.info(
-      `${ended} runs; /livez: ${latencies.length} polls, p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
-        `during waves: ${loaded.length} polls, p50 ${quantile(loaded, 0.5).toFixed(1)} ms, p99 ${loadedP99.toFixed(1)} ms`,
+      `${ended} runs; /livez: ${latencies.length} polls, p50 ${percentileOf(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+        `during waves: ${loaded.length} polls, p50 ${percentileOf(loaded, 50).toFixed(1)} ms, p99 ${loadedP99.toFixed(1)} ms`,
     );
     expect(loaded.length).toBeGreaterThanOrEqual(20);
     expect(p99).toBeLessThan(100);

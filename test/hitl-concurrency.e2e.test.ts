@@ -127,8 +127,9 @@ describe('a person racing the timeout sweeper', () => {
   /**
    * One gate expiring after `timeoutSeconds`; confirms are fired in bursts from a little before
    * its timeoutAt until a 409 shows it was decided (by someone). Exactly one decision wins.
+   * Returns the winner and the person's answers (none when the gate ended before it was seen).
    */
-  async function raceOnce(timeoutSeconds: number, leadMs: number): Promise<'human' | 'timeout'> {
+  async function raceOnce(timeoutSeconds: number, leadMs: number): Promise<{ winner: 'human' | 'timeout'; responses: ApiResponse[] }> {
     const gated = echoStep('Gate', { g: 1 }, { humanReview: { requiresConfirmation: true, timeoutSeconds, onTimeout: 'skip' } });
     const { workflowId, runId } = await svc.startRun(body([echoStep('Before', { b: 1 }), gated, echoStep('After', { prev: { $cel: 'previous_step_content' } })]));
     const parked = await svc.waitForGate(workflowId, runId, { timeoutMs: 5_000 }).catch(() => null);
@@ -160,25 +161,38 @@ describe('a person racing the timeout sweeper', () => {
       expect(stored[0]).toMatchObject({ resolution: 'confirm', decidedBy: 'human' });
       expect(byName(run)['Gate']).toMatchObject({ status: 'completed', attempt: 1 });
       expect(run.finalOutput.arguments.prev.arguments).toEqual({ g: 1 });
-      return 'human';
+      return { winner: 'human', responses };
     }
     expect(decided[0]).toMatchObject({ resolution: 'skip', decidedBy: 'timeout' });
     expect(stored[0]).toMatchObject({ resolution: 'skip', decidedBy: 'timeout' });
     expect(byName(run)['Gate']).toMatchObject({ status: 'skipped', error: "step 'Gate' timed out" });
     expect(run.finalOutput.arguments.prev.arguments).toEqual({ b: 1 });
-    return 'timeout';
+    return { winner: 'timeout', responses };
   }
 
   it('exactly one winner (the person or the timeout) in each of 10 races around the expiry', async () => {
     // Different lead times spread the first burst from before the expiry to after it.
     const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => raceOnce(0.3, 20 - i * 6)));
-    expect(outcomes).toHaveLength(10);
-    console.info(`human vs timeout race outcomes: ${outcomes.filter((o) => o === 'human').length} human, ${outcomes.filter((o) => o === 'timeout').length} timeout`);
+    // The loser hears who won: every person who tried got a 409 that names the stored winner
+    // (or, once the run went on to its end, that the run is completed), never a second 200.
+    const contested = outcomes.filter((o) => o.responses.length > 0);
+    expect(contested.length).toBeGreaterThan(0);
+    for (const { winner, responses } of contested) {
+      const conflicts = responses.filter((r) => r.status === 409).map((r) => r.body.detail.details);
+      expect(conflicts.length).toBeGreaterThan(0);
+      const decided = winner === 'human' ? { decidedBy: 'human', resolution: 'confirm' } : { decidedBy: 'timeout', resolution: 'skip' };
+      for (const d of conflicts) {
+        const said = 'currentStatus' in d ? { currentStatus: d.currentStatus } : { decidedBy: d.decidedBy, resolution: d.resolution };
+        expect([decided, { currentStatus: 'completed' }]).toContainEqual(said);
+      }
+    }
+    const humans = outcomes.filter((o) => o.winner === 'human').length;
+    console.info(`human vs timeout race outcomes: ${humans} human, ${outcomes.length - humans} timeout`);
   });
 
   it('the sweeper never overrides a human decision made before the expiry', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => raceOnce(1, 900)));
-    expect(results).toEqual(Array(5).fill('human'));
+    expect(results.map((r) => r.winner)).toEqual(Array(5).fill('human'));
   });
 
   it('after the expiry and a sweep, the timeout has won and every person gets 409', async () => {
@@ -229,23 +243,33 @@ describe('a decision counts once, for the gate round it answered, and its wake-u
    * stored (200, `wake_pending: true`) and its `engine.start(runId)` finds the finishing execution:
    * it must ask for one more claim, or nobody continues the run (this service starts no
    * orphan-recovery scan, so the run would stay `awaiting_approval` for good). The window is one
-   * store write long; a store that takes real time (MongoDB) is simulated by delaying that one
-   * write by 150 ms.
+   * store write long; a store that takes real time (MongoDB) is simulated by holding that one
+   * write until the decision has been answered, so the decision lands in the window every time.
    */
   it('a decision landing between the park CAS and the end of the engine execution is continued', async () => {
     const events = svc.repos.events;
     const append = events.append;
+    let decisionAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (decisionAnswered = resolve));
+    let held = 0;
     events.append = async function (this: typeof events, event, now, seq) {
-      if (event.type === 'run.awaiting_approval') await sleep(150);
+      if (event.type === 'run.awaiting_approval') {
+        held += 1;
+        await answered;
+      }
       return append.call(this, event, now, seq);
     };
     try {
       const { workflowId, runId, stepId } = await parkAt([echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } }), echoStep('After')]);
-      expect((await svc.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(200);
+      const decided = svc.approve(workflowId, runId, { stepId, resolution: 'confirm' });
+      expect((await decided).status).toBe(200);
+      expect(held).toBe(1); // the engine was still finishing its park when the decision was stored
+      decisionAnswered();
       // A lost wake-up is never continued here, so waiting long costs a failing run only.
       const run = await svc.waitForRun(workflowId, runId);
       expect(run.status).toBe('completed');
     } finally {
+      decisionAnswered();
       events.append = append;
     }
   });

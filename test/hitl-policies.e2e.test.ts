@@ -4,6 +4,7 @@
  * decided by the background sweeper), iteration reviews on loops, and two gates pending at once
  * in parallel branches.
  */
+import { ManualClock } from '@switchyard/runner/testing/manual-clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
@@ -301,13 +302,25 @@ describe('onTimeout (timeoutSeconds 0.2, decided by the sweeper)', () => {
   });
 
   it('a human decision before the timeout wins, and the timeout then does nothing', async () => {
-    const { workflowId, runId, stepId } = await parkAt([echoStep('Gate', {}, { humanReview: { requiresConfirmation: true, timeoutSeconds: 0.3, onTimeout: 'cancel' } }), last()]);
-    await decide(workflowId, runId, { stepId, resolution: 'confirm' });
-    const run = await svc.waitForRun(workflowId, runId);
-    expect(run.status).toBe('completed');
-    await new Promise((resolve) => setTimeout(resolve, 400)); // past the timeout
-    expect(await decidedEvents(runId)).toEqual([{ stepId, resolution: 'confirm', decidedBy: 'human' }]);
-    expect((await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body.status).toBe('completed');
+    // The engine, the sweeper and the routes share a manual clock: the timeout passes when the test says so.
+    const clock = new ManualClock(Date.now());
+    const own = await startService({ clock, sweepIntervalMs: 20 });
+    try {
+      const gate = echoStep('Gate', {}, { humanReview: { requiresConfirmation: true, timeoutSeconds: 0.3, onTimeout: 'cancel' } });
+      const { workflowId, runId } = await own.startRun(body([gate, last()]));
+      const parked = await own.waitForGate(workflowId, runId);
+      const { stepId, timeoutAt } = parked.pendingRequirements[0];
+      expect(Date.parse(timeoutAt)).toBe(clock.now().getTime() + 300);
+      expect((await own.approve(workflowId, runId, { stepId, resolution: 'confirm' })).status).toBe(200);
+      expect((await own.waitForRun(workflowId, runId)).status).toBe('completed');
+      await clock.advance(400); // past the timeout: the sweeper's timer fires 20 times meanwhile
+      expect(await own.sweeper.sweep()).toBe(0);
+      const decided = (await own.events(runId)).filter((e) => e.type === 'requirement.decided').map((e) => e.payload);
+      expect(decided).toEqual([{ stepId, nodeId: expect.any(String), resolution: 'confirm', decidedBy: 'human' }]);
+      expect((await own.api.get(wf(`/${workflowId}/runs/${runId}`))).body.status).toBe('completed');
+    } finally {
+      await own.close();
+    }
   });
 });
 

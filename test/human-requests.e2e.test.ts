@@ -258,7 +258,8 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
     const inbox = (await svc.api.get(`/api/v1/approvals?runId=${runId}`)).body.approvals;
     expect(inbox.map((a: any) => a.requirement.stepId)).toEqual([run.nodeId, created.requestId]);
     expect((await approve(run, { stepId: created.requestId, resolution: 'confirm' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A wake-up would have been handed to the engine before the answer: once the engine is idle, it is over.
+    await svc.engine.idle();
     const detail = (await svc.api.get(runPath(workflowId, runId))).body;
     expect(detail.status).toBe('awaiting_approval');
     expect(detail.pendingRequirements.map((r: any) => r.stepId)).toEqual([run.nodeId]);

@@ -42,7 +42,8 @@ describe('POST .../pause and .../resume', () => {
     expect(run.pausedAt).not.toBeNull();
     expect(run.runState.state).toBe('paused');
     expect(Object.keys(await nodeRunsOf(workflowId, runId)).sort()).toEqual(['A', 'B']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once the engine has let go of every run, nothing can execute C: still only A and B.
+    await svc.engine.idle();
     expect(Object.keys(await nodeRunsOf(workflowId, runId)).sort()).toEqual(['A', 'B']);
 
     const again = await svc.api.post(runPath(workflowId, runId, '/pause'));
@@ -76,7 +77,8 @@ describe('POST .../pause and .../resume', () => {
 
     const decided = await svc.approve(workflowId, runId, { stepId: parked.pendingRequirements[0].stepId, resolution: 'confirm' });
     expect(decided.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The decision woke the engine before it answered; once that wake-up is over, the run is still paused.
+    await svc.engine.idle();
     const still = (await svc.api.get(runPath(workflowId, runId))).body;
     expect(still.status).toBe('paused');
     expect(still.nodeRuns.map((n: any) => n.status)).toEqual(['awaiting_approval']);

@@ -7,9 +7,10 @@
  */
 import type { WorkflowNodeInput } from '@switchyard/domain';
 import { API_PREFIX } from '@switchyard/api';
-import { echoStep, percentile } from '../support.ts';
+import { echoStep } from '../support.ts';
 import { openPool, runLoad, sendAtOnce, type LoadRequest } from './http-load.ts';
 import type { ServiceProcess } from './service-process.ts';
+import { percentile } from './stats.ts';
 
 /** The app under test: where it listens (`http://127.0.0.1:<port>`). */
 export interface AppUnderTest {
@@ -197,7 +198,7 @@ async function waitForGate(app: AppUnderTest, workflowId: string, runId: string,
 }
 
 /** One JSON request with the global fetch: status, raw text and parsed body (null when not JSON). */
-async function request(app: AppUnderTest, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; json: unknown }> {
+export async function request(app: AppUnderTest, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; json: unknown }> {
   const response = await fetch(`${app.baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -7,6 +7,9 @@
 import type { ProfileSummary } from './cpu-profile.ts';
 import type { WorkloadResult } from './engine-figures.ts';
 import { peakRssMb, withTimeout, type Figure, type Goal } from './figure.ts';
+import { measureCelBudget } from './cel-figures.ts';
+import { measureDirectives } from './directive-figures.ts';
+import { measureLargeReads, type LargeReadResult } from './read-figures.ts';
 import { measureApproveRace, measureRunDetail, measureTriggers } from './http-figures.ts';
 import { describeMachine, judged, type SuiteReport } from './report.ts';
 import { ServiceProcess, type WorkloadPart } from './service-process.ts';
@@ -34,6 +37,14 @@ export interface SuiteSizes {
   readonly detailMax: number;
   readonly gates: number;
   readonly racers: number;
+  /** Measured evaluations of each hostile CEL expression (after one warm-up). */
+  readonly celRuns: number;
+  /** Runs of each directive series (pause, cancel), after one warm-up run. */
+  readonly directiveRuns: number;
+  /** The large run read at once by `largeReaders` clients: parallel echo children and bytes each. */
+  readonly largeSteps: number;
+  readonly largeStepBytes: number;
+  readonly largeReaders: number;
   /** Bound of one engine run, and of each HTTP workload's waits. */
   readonly timeoutMs: number;
 }
@@ -57,6 +68,11 @@ export const FULL_SIZES: SuiteSizes = {
   detailMax: 500_000,
   gates: 10,
   racers: 100,
+  celRuns: 5,
+  directiveRuns: 30,
+  largeSteps: 40,
+  largeStepBytes: 450_000,
+  largeReaders: 24,
   timeoutMs: 180_000,
 };
 
@@ -79,6 +95,11 @@ export const QUICK_SIZES: SuiteSizes = {
   detailMax: 2_000,
   gates: 1,
   racers: 10,
+  celRuns: 1,
+  directiveRuns: 2,
+  largeSteps: 4,
+  largeStepBytes: 100_000,
+  largeReaders: 6,
   timeoutMs: 30_000,
 };
 
@@ -93,8 +114,8 @@ const atMost = (value: number): Goal => ({ op: '<=', value });
 
 /**
  * Runs every workload of `sizes` (quick ones when `quick`), in order: engine figures (chain,
- * long chain, loop, parallel), then HTTP figures (triggers and bytes per run, run detail,
- * /approve race). A workload that fails leaves its figures null and its error in
+ * long chain, loop, parallel), the CEL budget figure, then HTTP figures (triggers and bytes per
+ * run, run detail, /approve race, pause and cancel), the large reads. A workload that fails leaves its figures null and its error in
  * `report.errors`; the suite goes on. Never rejects for a workload's failure.
  */
 export async function runSuite(options: { quick: boolean; profile?: boolean; log?: (line: string) => void }): Promise<SuiteReport> {
@@ -173,9 +194,41 @@ export async function runSuite(options: { quick: boolean; profile?: boolean; log
     const parallelResult = await workload(`parallel of ${sizes.parallelChildren}`, [{ kind: 'parallel', size: sizes.parallelChildren }], sizes.parallelRuns);
     figures.push({ key: 'parallel.nodeRunsPerSecond', label: `node runs/s, parallel node with ${sizes.parallelChildren} echo children`, measured: rate(parallelResult), unit: 'node runs/s', goal: atLeast(5_000), profile: parallelResult?.profile });
 
+    const cel = await attempt('hostile CEL under the budget', async () => measureCelBudget(sizes.celRuns));
+    figures.push({
+      key: 'cel.worstEvaluationMs',
+      label: 'longest evaluation of a hostile or heavy CEL expression under the default cost budget',
+      measured: cel?.worstMs ?? null,
+      unit: 'ms',
+      goal: atMost(50),
+      note: cel ? `median ${cel.medianMs.toFixed(1)} ms; ${cel.overBudget} of ${cel.evaluations} stopped by the budget; worst: ${cel.worstExpression}` : undefined,
+    });
+
     figures.push(...(await httpFigures(sizes, service, profile, attempt, (bytes) => (dataDirBytes += bytes))));
 
-    const peak = Math.max(await servicePeakRssMb(), loopRss);
+    // Its peak RSS must be the reads' own: a service process of its own, as for the loop.
+    const readService = await ServiceProcess.start();
+    let reads: LargeReadResult | undefined;
+    let readsRss = 0;
+    try {
+      const app = { baseUrl: await readService.openHttp() };
+      reads = await attempt(`${sizes.largeReaders} concurrent reads of a large run`, () =>
+        measureLargeReads(readService, app, { steps: sizes.largeSteps, stepBytes: sizes.largeStepBytes, readers: sizes.largeReaders, timeoutMs: sizes.timeoutMs }),
+      );
+      readsRss = await readService.peakRssMb();
+    } finally {
+      await readService.close();
+    }
+    figures.push({
+      key: 'reads.peakRssGrowthMb',
+      label: `the service's peak RSS after ${sizes.largeReaders} concurrent GETs of a run whose node runs hold over ${((sizes.largeSteps * sizes.largeStepBytes) / 1e6).toFixed(1)} MB, minus its RSS before them`,
+      measured: reads?.peakRssGrowthMb ?? null,
+      unit: 'MB',
+      goal: atMost(400),
+      note: reads ? `largest answer ${reads.largestResponseBytes} bytes` : undefined,
+    });
+
+    const peak = Math.max(await servicePeakRssMb(), loopRss, readsRss);
     figures.push({ key: 'process.peakRssMb', label: 'peak RSS of the service through every figure', measured: peak, unit: 'MB', goal: atMost(300), note: `load generator: ${peakRssMb().toFixed(0)} MB` });
     return {
       quick: options.quick,
@@ -219,7 +272,7 @@ async function longChainFigure(
 
 /**
  * The HTTP figures, on one app over one engine and fresh data directory: triggers (and bytes
- * per run), run detail ratio, /approve race. `written` receives the directory's bytes at the end.
+ * per run), run detail ratio, /approve race, pause and cancel latencies. `written` receives the directory's bytes at the end.
  */
 async function httpFigures(
   sizes: SuiteSizes,
@@ -249,11 +302,17 @@ async function httpFigures(
       service.profiled(profile, () => withTimeout(measureApproveRace(app, { gates: sizes.gates, racers: sizes.racers, timeoutMs: sizes.timeoutMs }), sizes.timeoutMs, 'approve race')),
     );
     const race = measuredRace?.result;
+    const measuredDirectives = await attempt(`pause and cancel, ${sizes.directiveRuns} runs each`, () =>
+      service.profiled(profile, () => withTimeout(measureDirectives(app, { runs: sizes.directiveRuns, timeoutMs: sizes.timeoutMs }), sizes.timeoutMs, 'directives')),
+    );
+    const directives = measuredDirectives?.result;
     return [
       { key: 'http.runsPerSecond', label: `single-step runs/s sustained over HTTP triggers (${sizes.connections} connections)`, measured: triggers?.runsPerSecond ?? null, unit: 'runs/s', goal: atLeast(2_000), note: triggers ? `${triggers.runs} runs` : undefined, profile: measuredTriggers?.profile },
       { key: 'http.detailRatio', label: 'GET run detail req/s ÷ a bare Fastify route returning the same body', measured: detail?.ratio ?? null, unit: 'ratio', goal: atLeast(0.5), note: detail ? `${Math.round(detail.appPerSecond)} vs ${Math.round(detail.barePerSecond)} req/s` : undefined, profile: detailProfile },
       { key: 'approve.p99Ms', label: `/approve with ${sizes.racers} concurrent racers on one gate, p99`, measured: race?.p99Ms ?? null, unit: 'ms', goal: atMost(20), note: race ? `p50 ${race.p50Ms.toFixed(1)} ms, ${Math.round(race.decisionsPerSecond)} decisions/s` : undefined, profile: measuredRace?.profile },
       { key: 'approve.gatesWithOneWinner', label: 'gates with exactly one winner', measured: race?.gatesWithOneWinner ?? null, unit: 'gates', goal: atLeast(sizes.gates) },
+      { key: 'directives.pauseP99Ms', label: `/pause of a running 200-step chain until no node starts any more, p99 of ${sizes.directiveRuns}`, measured: directives?.pauseP99Ms ?? null, unit: 'ms', goal: atMost(50), note: directives ? `p50 ${directives.pauseP50Ms.toFixed(1)} ms` : undefined, profile: measuredDirectives?.profile },
+      { key: 'directives.cancelP99Ms', label: `/cancel of a run with a call in flight until it is cancelled, p99 of ${sizes.directiveRuns}`, measured: directives?.cancelP99Ms ?? null, unit: 'ms', goal: atMost(100), note: directives ? `p50 ${directives.cancelP50Ms.toFixed(1)} ms` : undefined },
       { key: 'http.bytesPerRun', label: 'DATA_DIR bytes per completed single-step run', measured: triggers?.bytesPerRun ?? null, unit: 'bytes', goal: atMost(2_048) },
     ];
   } finally {

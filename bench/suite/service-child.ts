@@ -57,6 +57,9 @@ async function handle(request: ServiceRequest): Promise<unknown> {
     }
     case 'peakRssMb':
       return peakRssMb();
+    case 'rssMb':
+      (globalThis as { gc?: () => void }).gc?.();
+      return process.memoryUsage().rss / 1024 / 1024;
     case 'profileStart':
       return profiler.start();
     case 'profileStop':

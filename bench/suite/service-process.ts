@@ -25,7 +25,7 @@ export interface WorkloadSpec {
 /** A request over the IPC channel (see service-child.ts). */
 export interface ServiceRequest {
   readonly id: number;
-  readonly op: 'workload' | 'openHttp' | 'runsOf' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'profileStart' | 'profileStop' | 'close';
+  readonly op: 'workload' | 'openHttp' | 'runsOf' | 'dataDirBytes' | 'bareRoute' | 'peakRssMb' | 'rssMb' | 'profileStart' | 'profileStop' | 'close';
   readonly args?: unknown;
 }
 
@@ -99,6 +99,11 @@ export class ServiceProcess {
   /** The service's peak RSS so far, MB. */
   peakRssMb(): Promise<number> {
     return this.#request('peakRssMb') as Promise<number>;
+  }
+
+  /** The service's resident set size now (after a full GC when the child exposes one), MB. */
+  rssMb(): Promise<number> {
+    return this.#request('rssMb') as Promise<number>;
   }
 
   /**

@@ -80,7 +80,13 @@ export interface StartOptions {
   registryFile?: string;
   /** Mints each executor call's downstream token (default: none, as without a signing key). */
   downstreamTokens?: DownstreamTokenMinter;
-  /** The clock of the API's routes (event-stream lifetimes, idempotency keys); the engine keeps the system clock. */
+  /**
+   * The clock of the whole service: the engine (leases, heartbeats, retry backoff), the HITL
+   * timeout sweeper, the retention sweeper and the API's routes (event-stream lifetimes,
+   * idempotency keys). Pass a `ManualClock` (`@switchyard/runner/testing/manual-clock`) to move
+   * time by hand; the sweeper's timer then also fires only from `clock.advance`. Default: the
+   * system clock.
+   */
   clock?: Clock;
   /**
    * Without `MONGODB_URI`: the embedded store persisted under `<DATA_DIR>/store` (its journal and
@@ -256,9 +262,9 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       background: { sweeper: true, recovery: false, retention: false },
       random: () => 0,
       downstreamTokens: options.downstreamTokens,
+      clock: options.clock,
     });
     cleanups.push(() => services.close());
-    if (options.clock) services.clock = options.clock;
     if (mongodbUri) {
       // Before the services close the store (cleanups run in reverse).
       cleanups.push(() => Promise.all(COLLECTIONS.map((name) => store.collection(name).deleteMany({}))));

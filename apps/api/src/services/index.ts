@@ -72,6 +72,11 @@ export interface OpenServicesOptions {
   random?: () => number;
   /** Mints downstream tokens (default: from `config.downstreamToken`). */
   downstreamTokens?: DownstreamTokenMinter;
+  /**
+   * The one clock of the engine (leases, heartbeats, backoff, recovery scan), the sweepers and the
+   * routes (tests pass a `ManualClock`). Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -86,6 +91,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   // Before the store: a bad keys file or JWT setting stops the start before anything is opened.
   const authenticator = await Authenticator.create(config.auth);
   const downstreamTokens = options.downstreamTokens ?? (config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken));
+  const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger, compactionMinBytes: config.compactJournalBytes }));
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
@@ -120,9 +126,10 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       // Node-run errors name no path of DATA_DIR and no network address (docs/operations/security.md).
       publicText,
       random: options.random,
+      clock,
     });
     opened.push(() => engine.close());
-    const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, intervalMs: config.sweepIntervalMs });
+    const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, clock, intervalMs: config.sweepIntervalMs });
     // Stopped before the engine closes, so that no timeout wakes a closed engine.
     opened.push(() => sweeper.stop());
     const retention = new RetentionSweeper({
@@ -132,6 +139,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       retentionDays: config.runRetentionDays,
       keepPerWorkflow: config.runsKeptPerWorkflow,
       intervalMs: config.retentionIntervalMs,
+      clock,
     });
     opened.push(() => retention.stop());
     const all = options.background !== false;
@@ -147,7 +155,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       engine,
       sweeper,
       checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes, maxStepExecutions: config.maxStepExecutions }),
-      clock: systemClock,
+      clock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
       publicText,

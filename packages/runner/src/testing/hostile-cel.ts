@@ -1,6 +1,6 @@
 /**
  * Expressions that held the event loop for seconds or more before the CEL evaluation budget, with
- * the data they ran over; shared by the budget's tests and `bench/cel-budget.ts`.
+ * the data they ran over; shared by the budget's tests and the bench suite (bench/suite/cel-figures.ts).
  */
 
 /** `{ input }` for {@link HOSTILE_EXPRESSIONS}: 8,000- and 100,000-element lists, nested ones, a 1 MiB string, an 8,000-key map. */
