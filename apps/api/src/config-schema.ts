@@ -131,9 +131,10 @@ export const CONFIG_FORMATS = {
       try {
         url = new URL(value);
       } catch {
-        return `${name} is not a URL: '${value}'`;
+        // The value is not quoted: a URL may carry credentials or a token in its query.
+        return `${name} is not a URL`;
       }
-      return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${name} must be an http: or https: URL, got '${value}'`;
+      return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${name} must be an http: or https: URL`;
     },
   },
   /** An HMAC-SHA-256 key: at least 32 bytes of UTF-8. */

@@ -228,16 +228,14 @@ function readEnv(env: NodeJS.ProcessEnv): { values: ConfigEnv; problems: Map<Con
 }
 
 /**
- * The raw string of a variable as the value its entry checks: integers as `Number(raw)` (not
+ * The raw string of a variable as the value its entry checks: integers of decimal digits as `Number(raw)` (not
  * `Value.Convert`, which truncates `1.5` to 1 and reads `true` as 1; a non-integer stays and fails
  * the check), booleans through `Value.Convert` (true/false/1/0, any case, trimmed), strings as
  * they are. A string that does not convert is returned as is, for the check to refuse.
  */
 function fromEnvString(entry: ConfigEntry & TSchema, raw: string): unknown {
-  if (entry.type === 'integer') {
-    const value = Number(raw);
-    return raw.trim() === '' || Number.isNaN(value) ? raw : value;
-  }
+  // Decimal digits only: `Number` alone would also read 0x50, 1e3 or 0b1.
+  if (entry.type === 'integer') return /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
   if (entry.type === 'boolean') return Value.Convert(entry, raw.trim());
   return raw;
 }

@@ -6,7 +6,7 @@
  *   `req.headers.authorization`, `req.headers["x-api-key"]`, `req.headers.cookie` — and of any
  *   property named `apiToken`, `token`, `secret` or `password` one level down (`*.token`, ...).
  *   Registry secrets (values from `${env:NAME}`) are redacted by the executors themselves before
- *   they log (see packages/runner/src/executors/redact.ts and logger.ts).
+ *   they log (see packages/runner/src/executors/shared/redact.ts).
  * - The request serializer logs method, URL, host and the remote address only: never headers or
  *   bodies (the redaction paths are a second line of defence should a header ever be logged).
  */

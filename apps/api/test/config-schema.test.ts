@@ -103,7 +103,7 @@ describe('configuration schema', () => {
       expect(loadConfig({ SWITCHYARD_TRUST_PROXY_IDENTITY: raw }).auth.trustProxyIdentity, raw).toBe(value);
     }
     expect(loadConfig({ PORT: '9090', SWITCHYARD_RUN_RETENTION_DAYS: '30' })).toMatchObject({ port: 9090, runRetentionDays: 30, runsKeptPerWorkflow: null });
-    for (const bad of ['1.5', 'true', '8080x', ' ']) expect(() => loadConfig({ PORT: bad }), bad).toThrow(/PORT must be an integer between 0 and 65535/);
+    for (const bad of ['1.5', 'true', '8080x', ' ', '0x50', '1e3', '0b1']) expect(() => loadConfig({ PORT: bad }), bad).toThrow(/PORT must be an integer between 0 and 65535/);
   });
 
   it('reads SWITCHYARD_AUTH in any case with spaces, each mode once, and refuses empty entries', () => {

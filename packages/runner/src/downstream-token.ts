@@ -6,7 +6,7 @@
  * Each executor call gets its own HS256 JWT, bound to the executor that receives it (security
  * issue, item 7: a token handed to one receiver must not work at another):
  * - `iss` (default `switchyard`), `sub` = the triggering user id, `preferred_username`;
- * - `aud`: the receiving executor's audience (`executors/token-binding.ts`: its entry's
+ * - `aud`: the receiving executor's audience (`executors/shared/token-binding.ts`: its entry's
  *   `tokenAudience`, else the origin of its target URL), else — executors calling no URL — the
  *   configured audience (`SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE`);
  * - `azp`: the executor key the token was minted for;

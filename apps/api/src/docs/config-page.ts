@@ -19,7 +19,7 @@ export function renderConfigDocs(): string {
     '',
     '# Configuration',
     '',
-    'The API reads these environment variables at startup. An empty variable is the same as an unset one.',
+    'The API reads these environment variables at startup. An empty variable is the same as an unset one. Every variable that is set is checked, also one of a feature that is off (e.g. `SWITCHYARD_JWT_SECRET` with `SWITCHYARD_AUTH=none`): a malformed one stops the start. Integers are decimal digits.',
     'Integers are decimal and bounds are inclusive; booleans are `true`/`false`/`1`/`0`. A service with any',
     'malformed variable refuses to start with one error naming every one of them, e.g.',
     "`Invalid configuration: PORT must be an integer between 0 and 65535, got 'x'; SWITCHYARD_AUTH must be none, jwt, api-key or jwt,api-key, got 'oauth'`.",

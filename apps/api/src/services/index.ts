@@ -90,8 +90,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   await mkdir(join(config.dataDir, 'files'), { recursive: true });
   // Before the store: a bad keys file or JWT setting stops the start before anything is opened.
   const authenticator = await Authenticator.create(config.auth);
-  const downstreamTokens = options.downstreamTokens ?? (config.downstreamToken === null ? undefined : new HmacTokenMinter(config.downstreamToken));
   const clock = options.clock ?? systemClock;
+  const downstreamTokens = options.downstreamTokens ?? (config.downstreamToken === null ? undefined : new HmacTokenMinter({ ...config.downstreamToken, clock }));
   const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger, compactionMinBytes: config.compactJournalBytes }));
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
