@@ -42,6 +42,8 @@ export interface BenchServicesOptions {
    * that reads the bytes written from the directory's size passes `Number.MAX_SAFE_INTEGER`.
    */
   compactionMinEntries?: number;
+  /** Journal bytes before compaction may start (the store's default, 64 MiB, when absent); as {@link compactionMinEntries}. */
+  compactionMinBytes?: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface BenchServicesOptions {
  * store's errors (e.g. the data directory locked by another process).
  */
 export async function openBenchServices(options: BenchServicesOptions): Promise<BenchServices> {
-  const store = await openEmbeddedStore({ dataDir: options.dataDir, compactionMinEntries: options.compactionMinEntries });
+  const store = await openEmbeddedStore({ dataDir: options.dataDir, compactionMinEntries: options.compactionMinEntries, compactionMinBytes: options.compactionMinBytes });
   const config = loadConfig({ DATA_DIR: options.dataDir ?? join(tmpdir(), 'switchyard-bench'), SWITCHYARD_MAX_NODES: String(BENCH_MAX_NODES) });
   const services = await openServices(config, pino({ level: 'silent' }), { store, background: false });
   return { dataDir: options.dataDir, ...services };

@@ -35,7 +35,7 @@ export interface WorkloadResult {
  */
 export async function runWorkload(nodes: readonly WorkflowNodeInput[], runs: number, timeoutMs: number, tolerate?: RegExp): Promise<WorkloadResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-suite-'));
-  const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER });
+  const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER, compactionMinBytes: Number.MAX_SAFE_INTEGER });
   try {
     const workflow = await createBenchWorkflow(services, 'suite', nodes);
     const bytesBefore = directoryBytes(dataDir);

@@ -31,7 +31,7 @@ async function handle(request: ServiceRequest): Promise<unknown> {
     }
     case 'openHttp': {
       const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-suite-http-'));
-      const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER });
+      const services = await openBenchServices({ dataDir, compactionMinEntries: Number.MAX_SAFE_INTEGER, compactionMinBytes: Number.MAX_SAFE_INTEGER });
       http = { services, app: await startBenchApp(services), dataDir };
       return { baseUrl: http.app.baseUrl };
     }
