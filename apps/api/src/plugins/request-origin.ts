@@ -84,12 +84,27 @@ function refuse(reply: FastifyReply, code: string, message: string): FastifyRepl
   return reply.code(403).header('connection', 'close').send(errorBody(code, message));
 }
 
+/** Most `Host` verdicts remembered: clients send a handful of distinct values, so parsing each once is enough. */
+const HOST_VERDICTS_KEPT = 256;
+
 export default fp(
   async function requestOrigin(app: FastifyInstance, options: RequestOriginOptions) {
     const checkHost = options.unauthenticated || options.allowedHosts.length > 0;
+    /** Verdicts by `<local port> <Host>`; cleared when full (a flood of distinct hosts is refused anyway). */
+    const verdicts = new Map<string, boolean>();
+    const allowed = (host: string | undefined, localPort: number | undefined): boolean => {
+      const key = `${localPort} ${host}`;
+      let verdict = verdicts.get(key);
+      if (verdict === undefined) {
+        verdict = hostAllowed(host, localPort, options.allowedHosts);
+        if (verdicts.size >= HOST_VERDICTS_KEPT) verdicts.clear();
+        verdicts.set(key, verdict);
+      }
+      return verdict;
+    };
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const host = request.headers.host;
-      if (checkHost && !hostAllowed(host, request.socket.localPort, options.allowedHosts)) {
+      if (checkHost && !allowed(host, request.socket.localPort)) {
         return refuse(
           reply,
           'host_not_allowed',
