@@ -21,7 +21,8 @@ const END = '<!-- figures:end -->';
 /** The newest full suite report in `dir` and its file name (other results, e.g. bench:store's, are not suite reports). Throws when there is none. */
 export function newestReport(dir: string): { file: string; report: SuiteReport } {
   const reports = readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
+    // latest.json is every run's scratch report (git-ignored): only committed reports count.
+    .filter((name) => name.endsWith('.json') && name !== 'latest.json')
     .map((file) => ({ file, report: JSON.parse(readFileSync(join(dir, file), 'utf8')) as SuiteReport }))
     .filter(({ report }) => typeof report.startedAt === 'string' && Array.isArray(report.figures) && !report.quick)
     .sort((a, b) => b.report.startedAt.localeCompare(a.report.startedAt) || a.file.localeCompare(b.file));
