@@ -18,6 +18,7 @@
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
+import { KeyedCounts } from '../keyed-counts.ts';
 import { rawErrorResponse } from './http-errors.ts';
 
 /** The connection-level settings (config.ts `EdgeConfig`). Milliseconds. */
@@ -48,21 +49,16 @@ export function edgeServerOptions(limits: EdgeLimits) {
 export default fp(
   async function edgeLimits(app: FastifyInstance, limits: EdgeLimits) {
     if (limits.maxConnectionsPerAddress > 0) {
-      const open = new Map<string, number>();
+      const open = new KeyedCounts();
       app.server.on('connection', (socket: Socket) => {
         const address = socket.remoteAddress ?? 'unknown';
-        const count = (open.get(address) ?? 0) + 1;
-        open.set(address, count);
-        socket.once('close', () => {
-          const left = (open.get(address) ?? 1) - 1;
-          if (left <= 0) open.delete(address);
-          else open.set(address, left);
-        });
-        if (count > limits.maxConnectionsPerAddress) {
-          // As Node answers its own parser errors: write what fits now, then close.
-          socket.write(rawErrorResponse({ status: 429, message: `Too many open connections from this address (at most ${limits.maxConnectionsPerAddress}, SWITCHYARD_MAX_CONNECTIONS_PER_ADDRESS)` }));
-          socket.destroy();
+        if (open.tryTake(address, limits.maxConnectionsPerAddress)) {
+          socket.once('close', () => open.release(address));
+          return;
         }
+        // As Node answers its own parser errors: write what fits now, then close.
+        socket.write(rawErrorResponse({ status: 429, message: `Too many open connections from this address (at most ${limits.maxConnectionsPerAddress}, SWITCHYARD_MAX_CONNECTIONS_PER_ADDRESS)` }));
+        socket.destroy();
       });
     }
     app.addHook('onSend', async (request, reply) => {

@@ -27,6 +27,7 @@ import {
   type RunEventType,
 } from '@switchyard/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { KeyedCounts } from '../keyed-counts.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun } from '../services/workflow-service.ts';
 import { RunParams } from './params.ts';
@@ -68,25 +69,19 @@ export interface StreamLimits {
 const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: StreamLimits }> = async (app, { services, streams }) => {
   const { repos } = services;
   /** Open streams per caller key. */
-  const streamsOf = new Map<string, number>();
+  const streamsOf = new KeyedCounts();
   /** Counts a stream for `request`'s caller until its response closes; throws 429 when the caller holds the most already. */
   const holdStream = (request: FastifyRequest, reply: FastifyReply): void => {
     const key = streams.keyOf(request);
-    const open = streamsOf.get(key) ?? 0;
-    if (open >= streams.maxPerCaller) {
+    if (!streamsOf.tryTake(key, streams.maxPerCaller)) {
       throw new SwitchyardError(
         'rate_limited',
         429,
         `Too many open event streams: at most ${streams.maxPerCaller} per caller (SWITCHYARD_SSE_MAX_STREAMS_PER_CALLER); close one first`,
       );
     }
-    streamsOf.set(key, open + 1);
     // The response's end, not the socket's: a keep-alive connection outlives the stream.
-    reply.raw.once('close', () => {
-      const left = (streamsOf.get(key) ?? 1) - 1;
-      if (left <= 0) streamsOf.delete(key);
-      else streamsOf.set(key, left);
-    });
+    reply.raw.once('close', () => streamsOf.release(key));
   };
   /** Closers of the streams open now (app shutdown ends them). */
   const openStreams = new Set<() => void>();

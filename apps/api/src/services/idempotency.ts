@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { ConflictError, InvalidRequestError, type RunRecord } from '@switchyard/domain';
 import { newId } from '@switchyard/store';
+import { KeyedCounts } from '../keyed-counts.ts';
 import type { AppServices } from './index.ts';
 
 /** How long a key is remembered unless configured (`SWITCHYARD_IDEMPOTENCY_TTL_HOURS`): 24 h, in ms. */
@@ -34,7 +35,7 @@ const MAX_WAIT_STEP_MS = 500;
 export const MAX_WAITERS_PER_KEY = 64;
 
 /** Requests waiting per `<workflowId> <key>` in this process. */
-const waiters = new Map<string, number>();
+const waiters = new KeyedCounts();
 
 /** The header value as a key, or a 400 when it is empty, too long or not printable ASCII. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
@@ -91,11 +92,9 @@ export async function onceForKey(
       const run = await services.repos.runs.getInWorkflow(workflowId, existing.runId);
       if (run) return { run, replayed: true };
       if (!waiting) {
-        const count = waiters.get(waiterKey) ?? 0;
-        if (count >= MAX_WAITERS_PER_KEY) {
-          throw new ConflictError(`A request with Idempotency-Key '${key}' is still starting its run and ${count} more wait for it; retry in a moment`);
+        if (!waiters.tryTake(waiterKey, MAX_WAITERS_PER_KEY)) {
+          throw new ConflictError(`A request with Idempotency-Key '${key}' is still starting its run and ${waiters.count(waiterKey)} more wait for it; retry in a moment`);
         }
-        waiters.set(waiterKey, count + 1);
         waiting = true;
       }
       const now = services.clock.now();
@@ -104,11 +103,7 @@ export async function onceForKey(
       claim = await keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(stalled ? { takeOverRunId: existing.runId } : {}) });
     }
   } finally {
-    if (waiting) {
-      const left = (waiters.get(waiterKey) ?? 1) - 1;
-      if (left <= 0) waiters.delete(waiterKey);
-      else waiters.set(waiterKey, left);
-    }
+    if (waiting) waiters.release(waiterKey);
   }
   try {
     return { run: await create(runId), replayed: false };
