@@ -19,7 +19,12 @@
 import { isIP } from 'node:net';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Format } from 'typebox/format';
+import { Value } from 'typebox/value';
 import {
+  DEFAULT_LEGACY_ACCESS,
+  WorkflowAccessBody,
+  normalizeAccess,
+  type WorkflowAccess,
   DEFAULT_HUMAN_REQUEST_RUN_BUDGET_BYTES,
   DEFAULT_MAX_DECISION_BYTES,
   DEFAULT_MAX_NODES,
@@ -54,6 +59,7 @@ export const CONFIG_GROUPS = [
   'Browsers',
   'Rate limits',
   'Authentication',
+  'Access control',
   'Downstream tokens',
 ] as const;
 export type ConfigGroup = (typeof CONFIG_GROUPS)[number];
@@ -74,6 +80,19 @@ export function commaList(value: string): string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+}
+
+/**
+ * `text` as a workflow access list (JSON of domain `WorkflowAccessBody`, normalized). Throws an
+ * Error saying what is wrong: not JSON, a field of the wrong shape, no owner.
+ */
+export function parseWorkflowAccess(text: string): WorkflowAccess {
+  const parsed: unknown = JSON.parse(text);
+  if (!Value.Check(WorkflowAccessBody, parsed)) {
+    const first = [...Value.Errors(WorkflowAccessBody, parsed)][0];
+    throw new Error(`${first?.instancePath || '$'} ${first?.message ?? 'is invalid'}`);
+  }
+  return normalizeAccess(parsed);
 }
 
 /** The levels `LOG_LEVEL` may name (pino's). */
@@ -120,6 +139,19 @@ export const CONFIG_FORMATS = {
       const names = value.trim().toLowerCase().split(',').map((mode) => mode.trim());
       const known = names.join() === '' || names.join() === 'none' || names.every((mode) => (AUTH_MODES as readonly string[]).includes(mode));
       return known ? undefined : `${name} must be none, jwt, api-key or jwt,api-key, got '${value}'`;
+    },
+  },
+  /** A workflow access list as JSON (domain access.ts `WorkflowAccessBody`: `owners` required, at least one). */
+  'workflow-access': {
+    type: 'JSON',
+    range: '`{ "owners": [...], "editors": [...], "operators": [...], "viewers": [...] }`',
+    problem(value, name) {
+      try {
+        parseWorkflowAccess(value);
+        return undefined;
+      } catch (error) {
+        return `${name} must be a JSON access list { "owners": [...], "editors"?, "operators"?, "viewers"? } of principals (user:<id>, group:<name>, *): ${(error as Error).message}`;
+      }
     },
   },
   /** An absolute `http:` or `https:` URL. */
@@ -465,6 +497,15 @@ export const CONFIG_SCHEMA = Type.Object({
     default: false,
     description:
       '`true`: honour `X-Switchyard-User-Id` / `-Username` / `-Scopes` set by an authenticating proxy in front, for requests without a credential; only with `SWITCHYARD_AUTH=none` (with `jwt` or `api-key` on, a missing credential is a 401 whatever the headers say). The `Host` allow-list stays on: set `SWITCHYARD_ALLOWED_HOSTS` to the name the proxy forwards',
+  }),
+  // Access control
+  SWITCHYARD_DEFAULT_ACCESS: Type.String({
+    group: 'Access control',
+    format: 'workflow-access',
+    default: JSON.stringify(DEFAULT_LEGACY_ACCESS),
+    defaultText: '`{"owners":["group:admins"],"editors":[],"operators":["*"],"viewers":["*"]}`',
+    description:
+      'the access given at start-up to workflows stored before per-workflow access existed (their creator is unknown); see [access control](../guide/access-control.md)',
   }),
   // Downstream tokens
   SWITCHYARD_DOWNSTREAM_TOKEN_SECRET: Type.Optional(

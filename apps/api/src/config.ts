@@ -10,10 +10,12 @@ import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { HmacTokenMinterOptions } from '@switchyard/runner';
 import type { AuthConfig, AuthMode } from './auth/authenticator.ts';
+import type { WorkflowAccess } from '@switchyard/domain';
 import {
   CONFIG_FORMATS,
   CONFIG_SCHEMA,
   commaList,
+  parseWorkflowAccess,
   configEntries,
   type ConfigEntry,
   type ConfigEnv,
@@ -68,6 +70,8 @@ export interface ServiceConfig {
   rateLimitDefinitionsPerMinute: number;
   /** Who may call the API (`SWITCHYARD_AUTH` and friends, docs/operations/authentication.md). */
   auth: AuthConfig;
+  /** The access workflows stored before #18 get at start-up (`SWITCHYARD_DEFAULT_ACCESS`, docs/guide/access-control.md). */
+  defaultAccess: WorkflowAccess;
   /** Signing of downstream tokens (`SWITCHYARD_DOWNSTREAM_TOKEN_*`); null: executors get none. */
   downstreamToken: Omit<HmacTokenMinterOptions, 'clock'> | null;
   /** Connection-level bounds and the request-origin checks (plugins/edge-limits.ts, plugins/request-origin.ts). */
@@ -180,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimitApprovalsPerMinute: v.SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE,
     rateLimitDefinitionsPerMinute: v.SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE,
     auth,
+    defaultAccess: parseWorkflowAccess(v.SWITCHYARD_DEFAULT_ACCESS),
     downstreamToken:
       v.SWITCHYARD_DOWNSTREAM_TOKEN_SECRET === undefined
         ? null

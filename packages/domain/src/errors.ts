@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'document_too_large'
   | 'authentication_required'
   | 'permission_denied'
+  | 'not_an_approver'
+  | 'self_approval_forbidden'
   | 'internal_error'
   | 'database_error'
   | 'rate_limited';

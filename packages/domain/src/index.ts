@@ -1,4 +1,5 @@
 export * from './errors.ts';
+export * from './access.ts';
 export * from './mapping.ts';
 export * from './run-status.ts';
 export * from './run-state.ts';

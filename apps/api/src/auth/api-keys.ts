@@ -81,6 +81,6 @@ export class ApiKeyVerifier {
     for (const entry of this.#keys) {
       if (timingSafeEqual(entry.digest, digest) && match === null) match = entry;
     }
-    return match === null ? null : { userId: `api-key:${match.name}`, username: match.name, scopes: [...match.scopes], method: 'api-key', unrestricted: false };
+    return match === null ? null : { userId: `api-key:${match.name}`, username: match.name, scopes: [...match.scopes], groups: [], method: 'api-key', unrestricted: false };
   }
 }

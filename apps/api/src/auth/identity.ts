@@ -6,11 +6,15 @@
  * WorkflowRun Fields"), and hands it to executors, which mint downstream tokens from it.
  */
 
-/** The identity a run keeps of its trigger (`triggering_user_id`, `triggering_username`, `triggering_scopes`). */
+import type { Actor } from '@switchyard/domain';
+
+/** The identity a run keeps of its trigger (`triggering_user_id`, `triggering_username`, `triggering_scopes`, `triggering_via`). */
 export interface TriggeringIdentity {
   userId: string | null;
   username: string | null;
   scopes: string[];
+  /** How the trigger was identified (`triggeredBy.via`); absent on identities made before #18. */
+  via?: Actor['via'];
 }
 
 /** How the caller was identified. */
@@ -19,6 +23,8 @@ export type AuthMethod = 'jwt' | 'api-key' | 'proxy' | 'none';
 /** The caller of one request. */
 export interface CallerIdentity extends TriggeringIdentity {
   method: AuthMethod;
+  /** Groups the caller belongs to (JWT `groups` claim, an API key's `groups`, `X-Switchyard-Groups`): principals `group:<name>`. */
+  groups: string[];
   /** True when no scope is checked: `SWITCHYARD_AUTH=none` without trusted-proxy mode. */
   unrestricted: boolean;
   /** When the credential stops being valid (a JWT's `exp`), ms since the epoch; absent: it does not expire. */
@@ -26,7 +32,10 @@ export interface CallerIdentity extends TriggeringIdentity {
 }
 
 /** Nobody: `SWITCHYARD_AUTH=none` (and no trusted-proxy mode). */
-export const ANONYMOUS: CallerIdentity = Object.freeze({ userId: null, username: null, scopes: [], method: 'none', unrestricted: true }) as CallerIdentity;
+export const ANONYMOUS: CallerIdentity = Object.freeze({ userId: null, username: null, scopes: [], groups: [], method: 'none', unrestricted: true }) as CallerIdentity;
+
+/** The user id of the anonymous caller (`SWITCHYARD_AUTH=none`): `user:anonymous` owns what it creates. */
+export const ANONYMOUS_USER_ID = 'anonymous';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -53,14 +62,37 @@ export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
     userId,
     username,
     scopes: scopes === null ? [] : scopes.split(/[\s,]+/).filter(Boolean),
+    groups: [],
     method: 'proxy',
     unrestricted: false,
   };
 }
 
-/** What a run stores of its caller: user id, name and scopes, nothing of how they were verified. */
-export function triggeringIdentity(identity: TriggeringIdentity): TriggeringIdentity {
-  return { userId: identity.userId, username: identity.username, scopes: [...identity.scopes] };
+/** What a run stores of its caller: user id, name, scopes and how it was identified; never the credential. */
+export function triggeringIdentity(identity: CallerIdentity): TriggeringIdentity {
+  return { userId: identity.userId, username: identity.username, scopes: [...identity.scopes], via: identity.method };
+}
+
+/** The scope that acts as owner of every workflow (issue #18). */
+export const ADMIN_SCOPE = 'workflows-admin';
+
+/** True for a caller with every right: no authentication (`SWITCHYARD_AUTH=none`), or the `workflows-admin` scope. */
+export function isAdmin(identity: CallerIdentity): boolean {
+  return identity.unrestricted || identity.scopes.includes(ADMIN_SCOPE);
+}
+
+/**
+ * The principals of a caller (domain access.ts): `user:<userId>` (`user:anonymous` without
+ * authentication) and `group:<name>` for each of its groups.
+ */
+export function principalsOf(identity: CallerIdentity): string[] {
+  const userId = identity.userId ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null);
+  return [...(userId === null ? [] : [`user:${userId}`]), ...identity.groups.map((group) => `group:${group}`)];
+}
+
+/** Who the caller is on what it records (decisions, directives, triggers, audit entries): `{ userId, username, via }`. */
+export function callerActor(identity: CallerIdentity): Actor {
+  return { userId: identity.userId ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null), username: identity.username, via: identity.method };
 }
 
 /** How the caller is named on what it records (a decision's `decidedByUser`, a cancel's `cancelledBy`): username, else user id, else `api`. */

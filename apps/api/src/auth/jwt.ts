@@ -92,7 +92,7 @@ export class JwtVerifier {
     const exp = payload.exp!; // required above
     checkLifetime(payload.iat, exp, this.#options.maxTtlSeconds ?? DEFAULT_JWT_MAX_TTL_SECONDS);
     const username = stringClaim(payload.preferred_username) ?? stringClaim(payload.name);
-    return { userId: payload.sub, username, scopes: scopesOf(payload), method: 'jwt', unrestricted: false, expiresAt: exp * 1000 };
+    return { userId: payload.sub, username, scopes: scopesOf(payload), groups: [], method: 'jwt', unrestricted: false, expiresAt: exp * 1000 };
   }
 }
 

@@ -3,7 +3,9 @@
  *
  * - `workflows-read`: every GET (definitions, runs, node runs, events, approvals inbox, executors);
  * - `workflows-write`: create, update, delete and toggle workflows, validate definitions, delete runs;
- * - `workflows-control`: trigger, approve, pause/resume/cancel, retry/rerun/replay, human requests.
+ * - `workflows-control`: trigger, approve, pause/resume/cancel, retry/rerun/replay, human requests;
+ * - `workflows-admin`: acts as owner of every workflow (issue #18; per-workflow roles: apps/api/src/access/);
+ *   it does not stand in for the three scopes above, which a request still needs.
  *
  * A route states its scope with `config: { scope }`; without one, GET/HEAD need `workflows-read`
  * and other methods `workflows-write`. Routes outside `/api/` (`/healthz`, `/docs`) are public.
@@ -11,7 +13,7 @@
 import type { RouteOptions } from 'fastify';
 
 /** Every scope, from least to most powerful. */
-export const SCOPES = ['workflows-read', 'workflows-write', 'workflows-control'] as const;
+export const SCOPES = ['workflows-read', 'workflows-write', 'workflows-control', 'workflows-admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 declare module 'fastify' {
