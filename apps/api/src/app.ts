@@ -16,6 +16,7 @@ import cors from './plugins/cors.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import rateLimits, { clientAddress, type RateLimitOptions } from './plugins/rate-limits.ts';
 import auth from './plugins/auth.ts';
+import access from './access/plugin.ts';
 import requestOrigin from './plugins/request-origin.ts';
 import edgeLimits, { edgeServerOptions } from './plugins/edge-limits.ts';
 import { Authenticator, NO_AUTH } from './auth/authenticator.ts';
@@ -28,6 +29,7 @@ import executorRoutes from './routes/executors.ts';
 import runRoutes from './routes/runs.ts';
 import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
+import accessRoutes from './routes/access.ts';
 import type { AppServices } from './services/index.ts';
 
 import { API_PREFIX } from './api-prefix.ts';
@@ -105,9 +107,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   // Authentication before rate limits: a limit counts per caller once the caller is known.
   await app.register(auth, { authenticator });
+  // Per-workflow roles after scopes (issue #18): every route addressing a workflow declares one.
+  await app.register(access, { repos: options.services.repos });
   await app.register(rateLimits, { keyOf: callerKey, ...(options.rateLimits ?? { triggers: 0, approvals: 0 }) });
   await app.register(swagger, { ui: options.docs !== false });
   await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(accessRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(directiveRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(approvalRoutes, { prefix: API_PREFIX, services: options.services });

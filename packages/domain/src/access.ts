@@ -165,6 +165,11 @@ export function actorOfStored(value: unknown): Actor | null {
   return { userId, username, via };
 }
 
+/** How an actor is named in a sentence (an error summary): its username, else its user id; null for nobody. */
+export function actorName(actor: Actor | null): string | null {
+  return actor === null ? null : (actor.username ?? actor.userId);
+}
+
 /** 400 `invalid_request` for an access list that cannot be stored (no owner left). */
 export class InvalidAccessError extends SwitchyardError {
   constructor(message: string) {

@@ -5,6 +5,7 @@
  * requests an agent executing a step raises (phase `ask`, issue #8): stored and decided like gates,
  * but the interpreter never waits for them.
  */
+import { actorOfStored, type Actor } from './access.ts';
 import { InvalidRequestError } from './errors.ts';
 import { MAX_USER_JSON_DEPTH, jsonDepth } from './mapping.ts';
 import type { GatePhase, RequirementRecord, Resolution } from './records.ts';
@@ -22,7 +23,7 @@ export interface Decision {
   selectedChoices: string[] | null;
   decidedBy: 'human' | 'timeout';
   /** The person who decided (a human decision), see RequirementRecord.decidedByUser. */
-  decidedByUser?: string | null;
+  decidedByUser?: Actor | null;
 }
 
 /**
@@ -139,6 +140,8 @@ export function buildRequirement(request: GateRequest): RequirementRecord {
     timeoutSeconds: review.timeoutSeconds,
     timeoutAt: null,
     decidedAt: null,
+    ...(review.approvers ? { approvers: [...review.approvers] } : {}),
+    ...(review.allowSelfApproval === false ? { allowSelfApproval: false } : {}),
   };
 }
 
@@ -157,6 +160,8 @@ export interface AskRequest {
   choices: string[] | null;
   /** The request expires this many seconds after `now` when nobody answered; null: never. */
   timeoutSeconds: number | null;
+  /** Who alone may answer (principals, issue #18); null/absent: the workflow's operators. */
+  approvers?: string[] | null;
   now: Date;
 }
 
@@ -205,6 +210,7 @@ export function buildAskRequirement(request: AskRequest): RequirementRecord {
     decidedAt: null,
     prompt: request.prompt,
     context: request.context,
+    ...(request.approvers ? { approvers: [...new Set(request.approvers)] } : {}),
   };
 }
 
@@ -216,7 +222,7 @@ export interface AskOutcome {
   /** The answer: the free text, the picked choice, or a rejection's feedback; else null. */
   response: string | null;
   /** Who answered (see RequirementRecord.decidedByUser); null unless a person did. */
-  answeredBy: string | null;
+  answeredBy: Actor | null;
 }
 
 /**
@@ -228,7 +234,7 @@ export function askOutcomeOf(requirement: RequirementRecord): AskOutcome {
   if (requirement.decidedAt === null) return { status: 'pending', decision: null, response: null, answeredBy: null };
   if (requirement.decidedBy === 'timeout') return { status: 'expired', decision: 'blocked', response: null, answeredBy: null };
   if (requirement.decidedBy !== 'human') return { status: 'cancelled', decision: 'blocked', response: null, answeredBy: null };
-  const answeredBy = requirement.decidedByUser ?? null;
+  const answeredBy = actorOfStored(requirement.decidedByUser);
   if (requirement.resolution === 'reject') return { status: 'answered', decision: 'blocked', response: requirement.rejectionFeedback, answeredBy };
   const text = requirement.userInput?.[ASK_RESPONSE_FIELD];
   const response = requirement.selectedChoices?.[0] ?? (typeof text === 'string' ? text : null);

@@ -3,6 +3,7 @@
  * Dates. The store's repositories convert them to and from snake_case MongoDB documents (through
  * `mapping.ts`); the API turns them into responses with `views.ts`.
  */
+import type { Actor, ActorVia, WorkflowAccess } from './access.ts';
 import type { PendingDirective } from './run-control.ts';
 import type { NodeRunStatus, RunStatus } from './run-status.ts';
 import type { DefinitionSnapshot, PendingUserInputField, ResolvedDependency } from './schemas/run.ts';
@@ -21,6 +22,12 @@ export interface WorkflowRecord {
   enabled: boolean;
   /** Distinct tags in the order given; [] for a definition stored before tags existed. */
   tags: string[];
+  /**
+   * Who may do what with the workflow (issue #18, domain access.ts); stored with the union of its
+   * principals as `access_principals` (indexed) for list queries. Workflows stored before #18 get
+   * `SWITCHYARD_DEFAULT_ACCESS` at start-up.
+   */
+  access: WorkflowAccess;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -75,10 +82,15 @@ export interface RequirementRecord {
   /** Who decided: a person, the timeout sweeper, or nobody because the run ended first. */
   decidedBy: 'human' | 'timeout' | 'run_ended' | null;
   /**
-   * The person who decided (`decidedBy: 'human'`), as the identity headers of /approve named them:
-   * the authenticated caller's username, else user id, else `api`. Absent on older records.
+   * The person who decided (`decidedBy: 'human'`): the authenticated caller of /approve (issue
+   * #18). Versions before #18 stored a name (a string): read it with `actorOfStored`. Absent on
+   * older records.
    */
-  decidedByUser?: string | null;
+  decidedByUser?: Actor | null;
+  /** Who alone may decide it (`humanReview.approvers`, a human request's `approvers`); absent/null: the workflow's operators. */
+  approvers?: string[] | null;
+  /** False (four-eyes): the run's trigger may not decide it (`humanReview.allowSelfApproval`); absent: true. */
+  allowSelfApproval?: boolean;
   /** Human requests (phase `ask`) only: the question and its optional context, as the agent asked them. */
   prompt?: string;
   context?: string | null;
@@ -124,8 +136,8 @@ export interface RunRecord {
   pausedAt?: Date | null;
   /** Why the run was cancelled (the cancel body's `reason`, or the timeout), when a cancel was requested. */
   cancelReason?: string | null;
-  /** Who requested the cancel: the authenticated caller's username or user id, `api` without one, `timeout`. */
-  cancelledBy?: string | null;
+  /** Who requested the cancel (issue #18), or {@link TIMEOUT_ACTOR}; a name (string) on runs stored before #18: read it with `actorOfStored`. */
+  cancelledBy?: Actor | null;
   /**
    * A node rerun's target (`node_rerun` runs): the run ends right after this node executed at
    * this iteration path, with its output as the final output (retry-plan.ts `planNodeRerun`).
@@ -161,6 +173,8 @@ export interface RunRecord {
   triggeringUserId: string | null;
   triggeringUsername: string | null;
   triggeringScopes: string[];
+  /** How the trigger was identified (the `via` of `triggeredBy`); absent on runs stored before #18. */
+  triggeringVia?: ActorVia | null;
   startedAt: Date;
   finishedAt: Date | null;
   createdAt: Date;

@@ -11,6 +11,7 @@
  *   survives a crash of that runner and reaches it from any instance through its heartbeat) and
  *   signalled in-process; the runner honours it (pause at the next node boundary, cancel at once).
  */
+import { actorName, type Actor } from './access.ts';
 import type { RunStatus } from './run-status.ts';
 import { TERMINAL_RUN_STATUSES, UNOWNED_RUN_STATUSES } from './run-status.ts';
 
@@ -75,9 +76,9 @@ export function planDirective(directive: DirectiveKind, status: RunStatus, pendi
   }
 }
 
-/** The run's error summary when a cancel directive ended it: `Cancelled by <who>[: <reason>]`. */
-export function cancelSummary(cancelledBy: string | null, reason: string | null): string {
-  return `Cancelled by ${cancelledBy ?? 'a user'}${reason ? `: ${reason}` : ''}`;
+/** The run's error summary when a cancel directive ended it: `Cancelled by <who>[: <reason>]` (who: the actor's username, else user id). */
+export function cancelSummary(cancelledBy: Actor | null, reason: string | null): string {
+  return `Cancelled by ${actorName(cancelledBy) ?? 'a user'}${reason ? `: ${reason}` : ''}`;
 }
 
 /** The run's error summary when its timeout ended it. */

@@ -350,6 +350,9 @@ function normalizeHumanReview(input: HumanReviewInput, type: NodeType, problem: 
     onTimeout: input.onTimeout ?? 'cancel',
     maxRetries: input.maxRetries ?? 3,
     allowMultipleSelections: input.allowMultipleSelections ?? false,
+    // Only when set, so that definitions without them keep their stored shape (issue #18).
+    ...(input.approvers ? { approvers: [...new Set(input.approvers)] } : {}),
+    ...(input.allowSelfApproval === false ? { allowSelfApproval: false } : {}),
   };
   if (type !== 'parallel') {
     for (const field of Object.keys(HITL_MATRIX) as HitlField[]) {

@@ -2,6 +2,7 @@
  * Records -> API responses (spec endpoints 1-12). Times become ISO-8601 strings; internal run
  * fields (lease, triggering identity, directive, counters) are left out.
  */
+import { actorOfStored, type Actor } from './access.ts';
 import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from './records.ts';
 import { jsonByteLength } from './json-size.ts';
 import { MAX_ACTIVE_NODE_IDS, type SnapshotBudget } from './response-bounds.ts';
@@ -32,6 +33,9 @@ export const RUN_VIEW_FIELDS = [
   'pendingDirective',
   'cancelReason',
   'cancelledBy',
+  'triggeringUserId',
+  'triggeringUsername',
+  'triggeringVia',
   'timeoutSeconds',
   'deadlineAt',
   'leaseExpiresAt',
@@ -58,6 +62,7 @@ export function toWorkflowDetail(record: WorkflowRecord): WorkflowDetail {
     enabled: record.enabled,
     tags: record.tags,
     version: record.version,
+    access: record.access,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),
   };
@@ -169,6 +174,11 @@ export function runStateOf(run: RunViewRecord, now: number): RunDetail['runState
   });
 }
 
+/** Who triggered the run (its trigger, retry, replay or rerun), as an {@link Actor}; `via` is `none` on runs stored before #18. */
+export function triggeredByOf(run: Pick<RunRecord, 'triggeringUserId' | 'triggeringUsername' | 'triggeringVia'>): Actor {
+  return { userId: run.triggeringUserId ?? null, username: run.triggeringUsername ?? null, via: run.triggeringVia ?? 'none' };
+}
+
 /** RunRecord + an excerpt of its node runs -> one row of the run list, with `runState` at `now` (epoch ms). */
 export function toRunSummary(run: RunViewRecord, nodeRuns: NodeRunExcerpt, now: number): RunSummary {
   return {
@@ -184,7 +194,8 @@ export function toRunSummary(run: RunViewRecord, nodeRuns: NodeRunExcerpt, now: 
     pausedAt: iso(run.pausedAt ?? null),
     pendingDirective: run.pendingDirective ?? null,
     cancelReason: run.cancelReason ?? null,
-    cancelledBy: run.cancelledBy ?? null,
+    cancelledBy: actorOfStored(run.cancelledBy),
+    triggeredBy: triggeredByOf(run),
     timeoutSeconds: run.timeoutSeconds ?? null,
     deadlineAt: iso(run.deadlineAt ?? null),
     nodeRuns: nodeRuns.items,
@@ -249,9 +260,11 @@ export function toRequirementSummary(requirement: RequirementRecord, budget?: Sn
     decidedByUser: _decidedByUser,
     prompt: _prompt,
     context: _context,
+    approvers,
+    allowSelfApproval,
     ...summary
   } = requirement;
-  const view: StepRequirementSummary = { ...summary, timeoutAt: iso(timeoutAt) };
+  const view: StepRequirementSummary = { ...summary, timeoutAt: iso(timeoutAt), approvers: approvers ?? null, allowSelfApproval: allowSelfApproval ?? true };
   if (!budget) return view;
   const omitted: Partial<Record<(typeof BUDGETED_REQUIREMENT_FIELDS)[number], number>> = {};
   for (const field of BUDGETED_REQUIREMENT_FIELDS) {
@@ -276,6 +289,7 @@ export function toRequirementRecordView(requirement: RequirementRecord, budget?:
     requestedAt: requirement.requestedAt.toISOString(),
     resolution: requirement.resolution,
     decidedBy: requirement.decidedBy,
+    decidedByUser: actorOfStored(requirement.decidedByUser),
     decidedAt: iso(requirement.decidedAt),
   };
 }

@@ -5,7 +5,7 @@
  * status and pending directive, retried on a fresh read when another change came first, so
  * concurrent directives converge on one consistent state.
  */
-import { ConflictError, cancelSummary, planDirective, timeoutSummary, type DirectiveKind, type RunEventType, type RunRecord } from '@switchyard/domain';
+import { ConflictError, type Actor, cancelSummary, planDirective, timeoutSummary, type DirectiveKind, type RunEventType, type RunRecord } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 import type { RunEngine } from './engine.ts';
@@ -24,8 +24,8 @@ export interface DirectiveDeps {
 /** A directive to carry out. */
 export interface DirectiveRequest {
   directive: DirectiveKind;
-  /** Who asks (a username or user id, `api` without one, `timeout` for the sweeper). */
-  requestedBy: string;
+  /** Who asks: the caller's actor (issue #18), `TIMEOUT_ACTOR` for the sweeper. Stored as the run's `cancelledBy` for a cancel. */
+  requestedBy: Actor;
   /** Why (cancel's optional `reason`). */
   reason?: string | null;
 }

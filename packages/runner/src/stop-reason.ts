@@ -8,7 +8,7 @@
  * backoff waits at once (`signal`).
  */
 import { setMaxListeners } from 'node:events';
-import { cancelSummary, timeoutSummary, type RunRecord } from '@switchyard/domain';
+import { actorOfStored, cancelSummary, timeoutSummary, type Actor, type RunRecord } from '@switchyard/domain';
 import type { RunOutcome } from '@switchyard/store';
 
 export type StopReason =
@@ -21,7 +21,7 @@ export type StopReason =
   /** A pause directive: no new node starts; the run becomes `paused` once executing nodes finished. */
   | { kind: 'pause' }
   /** A cancel directive: the run ends `cancelled`. */
-  | { kind: 'cancel'; reason: string | null; by: string | null }
+  | { kind: 'cancel'; reason: string | null; by: Actor | null }
   /** The run's `timeoutSeconds` passed: the run ends `failed`. */
   | { kind: 'run_timeout'; timeoutSeconds: number | null };
 
@@ -68,7 +68,7 @@ export function directiveStop(run: Pick<RunRecord, 'pendingDirective' | 'cancelR
     case 'pause':
       return { kind: 'pause' };
     case 'cancel':
-      return { kind: 'cancel', reason: run.cancelReason ?? null, by: run.cancelledBy ?? null };
+      return { kind: 'cancel', reason: run.cancelReason ?? null, by: actorOfStored(run.cancelledBy) };
     case 'timeout':
       return { kind: 'run_timeout', timeoutSeconds: run.timeoutSeconds ?? null };
     default:

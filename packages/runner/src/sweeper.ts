@@ -9,7 +9,7 @@
  * `deadline_at` gets a `timeout` directive, carried out like a cancel (directives.ts) and ending the
  * run `failed`. The deadline is stored, so it holds across restarts.
  */
-import { timeoutDecision, undecidedRequirements } from '@switchyard/domain';
+import { TIMEOUT_ACTOR, timeoutDecision, undecidedRequirements } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
@@ -69,7 +69,7 @@ export class TimeoutSweeper {
     let stopped = 0;
     for (const run of await repos.runs.listOverdue(now, 100)) {
       try {
-        const result = await requestDirective({ repos, clock: this.clock, engine, logger }, run.id, { directive: 'timeout', requestedBy: 'timeout' });
+        const result = await requestDirective({ repos, clock: this.clock, engine, logger }, run.id, { directive: 'timeout', requestedBy: TIMEOUT_ACTOR });
         if (result?.changed) {
           stopped += 1;
           logger.info({ runId: run.id, timeoutSeconds: run.timeoutSeconds }, 'run timed out');

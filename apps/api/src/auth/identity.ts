@@ -86,16 +86,19 @@ export function isAdmin(identity: CallerIdentity): boolean {
  * authentication) and `group:<name>` for each of its groups.
  */
 export function principalsOf(identity: CallerIdentity): string[] {
-  const userId = identity.userId ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null);
+  const userId = identity.userId ?? identity.username ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null);
   return [...(userId === null ? [] : [`user:${userId}`]), ...identity.groups.map((group) => `group:${group}`)];
+}
+
+/**
+ * The principal that owns what the caller creates: `user:<userId>` (`user:anonymous` without
+ * authentication; a trusted proxy that names only a username: `user:<username>`).
+ */
+export function creatorPrincipal(identity: CallerIdentity): string {
+  return principalsOf(identity)[0] ?? `user:${identity.username ?? ANONYMOUS_USER_ID}`;
 }
 
 /** Who the caller is on what it records (decisions, directives, triggers, audit entries): `{ userId, username, via }`. */
 export function callerActor(identity: CallerIdentity): Actor {
   return { userId: identity.userId ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null), username: identity.username, via: identity.method };
-}
-
-/** How the caller is named on what it records (a decision's `decidedByUser`, a cancel's `cancelledBy`): username, else user id, else `api`. */
-export function actorOf(identity: TriggeringIdentity): string {
-  return identity.username ?? identity.userId ?? 'api';
 }

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApproveBody, ApproveResponse, ErrorBody } from '@switchyard/domain';
 import { resolveRequirement } from '../services/approval-service.ts';
-import { actorOf } from '../auth/identity.ts';
+import { deciderOf } from '../access/decision-guard.ts';
 import type { AppServices } from '../services/index.ts';
 import { RunParams } from './params.ts';
 
@@ -29,10 +29,10 @@ const approvalRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: ApproveBody,
         response: { 200: ApproveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'approvals', scope: 'workflows-control', workflowRole: 'viewer' },
     },
     async (request) => {
-      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, actorOf(request.identity));
+      const { run, requirement } = await resolveRequirement(services, request.params.workflow_id, request.params.run_id, request.body, deciderOf(request.identity, request.workflowRole));
       return {
         runId: run.id,
         status: run.status,

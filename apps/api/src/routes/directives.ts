@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CancelRunBody, DirectiveResponse, ErrorBody, NotFoundError, type RunDirective } from '@switchyard/domain';
 import { requestDirective, type DirectiveResult } from '@switchyard/runner';
 import type { AppServices } from '../services/index.ts';
-import { actorOf } from '../auth/identity.ts';
+import { callerActor } from '../auth/identity.ts';
 import { requireRun } from '../services/workflow-service.ts';
 import { RunParams } from './params.ts';
 
@@ -59,7 +59,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
           ...(directive === 'cancel' ? { body: CancelRunBody } : {}),
           response: { 200: DirectiveResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
         },
-        config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
+        config: { rateLimitGroup: 'approvals', scope: 'workflows-control', workflowRole: 'operator' },
         preValidation: async (request) => {
           request.body ??= {};
         },
@@ -68,7 +68,7 @@ const directiveRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = as
         const { workflow_id: workflowId, run_id: runId } = request.params;
         await requireRun(services, workflowId, runId);
         const reason = directive === 'cancel' ? ((request.body as CancelRunBody).reason ?? null) : null;
-        const result = await requestDirective(deps, runId, { directive, requestedBy: actorOf(request.identity), reason });
+        const result = await requestDirective(deps, runId, { directive, requestedBy: callerActor(request.identity), reason });
         if (!result) throw new NotFoundError('run');
         return responseOf(result, await services.repos.nodeRuns.countCompletedSteps(runId));
       },

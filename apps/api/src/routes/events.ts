@@ -100,6 +100,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: S
         querystring: RunEventListQuery,
         response: { 200: RunEventListResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => {
       const run = await requireRun(services, request.params.workflow_id, request.params.run_id);
@@ -113,6 +114,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; streams: S
     '/:workflow_id/runs/:run_id/events/stream',
     {
       sse: true,
+      config: { workflowRole: 'viewer' },
       schema: {
         tags,
         operationId: 'streamRunEvents', summary: "Follow a run's events live (Server-Sent Events)",

@@ -41,7 +41,7 @@ const humanRequestRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
         body: HumanRequestBody,
         response: { 201: HumanRequest, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'approvals', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'approvals', scope: 'workflows-control', workflowRole: 'operator' },
     },
     async (request, reply) => {
       const created = await createHumanRequest(services, request.params.workflow_id, request.params.run_id, request.body);
@@ -63,6 +63,7 @@ const humanRequestRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
         params: HumanRequestParams,
         response: { 200: HumanRequest, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => getHumanRequest(services, request.params.workflow_id, request.params.run_id, request.params.request_id),
   );

@@ -74,7 +74,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: TriggerRunBody,
         response: { 200: DryRunResponse, 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control', workflowRole: 'operator' },
       // Every field is optional, so a request without a body (e.g. `curl -X POST`) triggers with defaults.
       preValidation: async (request) => {
         request.body ??= {};
@@ -112,6 +112,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         querystring: RunListQuery,
         response: { 200: RunListResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => {
       const workflowId = request.params.workflow_id;
@@ -133,6 +134,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         params: RunParams,
         response: { 200: RunDetail, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => {
       const run = await requireRunView(services, request.params.workflow_id, request.params.run_id);
@@ -151,6 +153,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         querystring: PageQuery,
         response: { 200: RunListResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
@@ -174,7 +177,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RetryRunBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control', workflowRole: 'operator' },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -198,7 +201,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         params: RunParams,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control', workflowRole: 'operator' },
     },
     async (request, reply) => {
       const child = await replayRun(services, request.params.workflow_id, request.params.run_id, triggeringIdentity(request.identity));
@@ -224,7 +227,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         body: RerunNodeBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
-      config: { rateLimitGroup: 'triggers', scope: 'workflows-control' },
+      config: { rateLimitGroup: 'triggers', scope: 'workflows-control', workflowRole: 'operator' },
       preValidation: async (request) => {
         request.body ??= {};
       },
@@ -246,6 +249,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         params: RunParams,
         response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
+      config: { workflowRole: 'editor' },
     },
     async (request, reply) => {
       const { workflow_id: workflowId, run_id: runId } = request.params;
@@ -276,6 +280,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         querystring: NodeRunListQuery,
         response: { 200: NodeRunListResponse, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'viewer' },
     },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
@@ -288,7 +293,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
 
   app.get(
     '/:workflow_id/runs/:run_id/nodes/:node_run_id',
-    { schema: { tags, operationId: 'getNodeRun', summary: 'Get node run detail', params: NodeRunParams, response: { 200: NodeRunDetail, 400: ErrorBody, 404: ErrorBody } } },
+    { schema: { tags, operationId: 'getNodeRun', summary: 'Get node run detail', params: NodeRunParams, response: { 200: NodeRunDetail, 400: ErrorBody, 404: ErrorBody } }, config: { workflowRole: 'viewer' } },
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const nodeRun = await repos.nodeRuns.get(run.id, request.params.node_run_id);

@@ -20,6 +20,7 @@ import type { AppServices } from '../services/index.ts';
 import { createWorkflow, deleteWorkflow, requireWorkflow, toggleWorkflow, updateWorkflow } from '../services/workflow-service.ts';
 import { validateDefinition } from '../services/validation-service.ts';
 import { WorkflowParams } from './params.ts';
+import { creatorPrincipal, isAdmin, principalsOf } from '../auth/identity.ts';
 
 const tags = ['workflows'];
 
@@ -40,7 +41,8 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
     },
     async (request) => {
       const { query, tag, enabled, includeRunning = false, page = 1, perPage = 20 } = request.query;
-      const { items, total } = await services.repos.definitions.list({ search: query || undefined, tag, enabled }, page, perPage);
+      const visibleTo = isAdmin(request.identity) ? undefined : principalsOf(request.identity);
+      const { items, total } = await services.repos.definitions.list({ search: query || undefined, tag, enabled, visibleTo }, page, perPage);
       const running = includeRunning ? await services.repos.runs.countUnfinishedByWorkflow(items.map((item) => item.id)) : null;
       return {
         workflows: items.map((item) => toWorkflowSummary(item, running ? (running.get(item.id) ?? 0) : undefined)),
@@ -51,7 +53,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
 
   app.get(
     '/:workflow_id',
-    { schema: { tags, operationId: 'getWorkflow', summary: 'Get workflow detail', params: WorkflowParams, response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody } } },
+    { schema: { tags, operationId: 'getWorkflow', summary: 'Get workflow detail', params: WorkflowParams, response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody } }, config: { workflowRole: 'viewer' } },
     async (request) => toWorkflowDetail(await requireWorkflow(services, request.params.workflow_id)),
   );
 
@@ -67,7 +69,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions' },
     },
-    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body))),
+    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body, creatorPrincipal(request.identity)))),
   );
 
   app.post(
@@ -98,7 +100,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: WorkflowUpdateBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'definitions' },
+      config: { rateLimitGroup: 'definitions', workflowRole: 'editor' },
     },
     async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body)),
   );
@@ -112,6 +114,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         params: WorkflowParams,
         response: { 204: Type.Null(), 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'editor' },
     },
     async (request, reply) => {
       await deleteWorkflow(services, request.params.workflow_id);
@@ -129,6 +132,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: ToggleBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody },
       },
+      config: { workflowRole: 'editor' },
     },
     async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled)),
   );

@@ -27,6 +27,7 @@ import {
 import { recordDecision } from '@switchyard/runner';
 import { isDocumentTooLarge, type DecidedRun } from '@switchyard/store';
 import type { AppServices } from './index.ts';
+import { decisionRefusal, type Decider } from '../access/decision-guard.ts';
 import { runOrNotFound } from './workflow-service.ts';
 
 /** What the decision read back of the run (its status after it), and the requirement it applied to. */
@@ -36,13 +37,15 @@ export interface ResolvedRequirement {
 }
 
 /**
- * Records one decision, made by `decidedBy` (stored as the requirement's `decidedByUser`), and
- * wakes the run (unless it decides a human request, which no traversal consumes). Throws
- * 400/404/409 as described above. Reads only the run's status and the gate decided (a
+ * Records one decision, made by `decider` (its actor stored as the requirement's
+ * `decidedByUser`), and wakes the run (unless it decides a human request, which no traversal
+ * consumes). Throws 400/404/409 as described above, and 403 when `decider` may not decide the
+ * gate (access/decision-guard.ts: approvers, role, four-eyes) — checked before anything is written,
+ * so a refused caller never changes the gate. Reads only the run's status and the gate decided (a
  * projection), before and, for a lost race, after the compare-and-set; the run's other gates
  * only when `stepId` has no undecided one (to tell 404 from 409, mapping only the step's latest).
  */
-export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody, decidedBy: string | null = null): Promise<ResolvedRequirement> {
+export async function resolveRequirement(services: AppServices, workflowId: string, runId: string, body: ApproveBody, decider: Decider): Promise<ResolvedRequirement> {
   const { run, gate: requirement } = await runOrNotFound(services, workflowId, await services.repos.runs.gateOf(runId, { stepId: body.stepId }, workflowId));
   if (isTerminalRunStatus(run.status)) throw runEnded(run);
   if (!requirement) {
@@ -50,8 +53,10 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
     if (!latest) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
     throw alreadyDecided(latest);
   }
+  const refusal = decisionRefusal(decider, run, requirement);
+  if (refusal) throw refusal;
   checkDecisionSize(requirement, body, (services.runBounds ?? DEFAULT_RUN_BOUNDS).maxDecisionBytes);
-  const decision = { ...validateDecision(requirement, body), decidedByUser: decidedBy };
+  const decision = { ...validateDecision(requirement, body), decidedByUser: decider.actor };
   const now = services.clock.now();
   let decided: DecidedRun | null;
   try {

@@ -67,6 +67,7 @@ export async function createHumanRequest(services: AppServices, workflowId: stri
     context: body.context ?? null,
     choices: body.choices ?? null,
     timeoutSeconds: body.timeoutSeconds ?? null,
+    approvers: body.approvers ?? null,
     now,
   });
   const requestBytes = checkHumanRequestSize(requirement);
@@ -123,6 +124,7 @@ export function toHumanRequest(run: Pick<RunRecord, 'id' | 'workflowDefinitionId
     nodeId: requirement.nodeId,
     iterationPath: requirement.iterationPath,
     prompt: requirement.prompt ?? requirement.userInputMessage ?? '',
+    approvers: requirement.approvers ?? null,
     context: requirement.context ?? null,
     choices: requirement.availableChoices,
     ...askOutcomeOf(requirement),

@@ -102,6 +102,9 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     })());
   try {
     const repos = await openRepositories(store);
+    // Workflows stored before per-workflow access (issue #18) get the configured default once.
+    const given = await repos.definitions.applyDefaultAccess(config.defaultAccess);
+    if (given > 0) logger.info({ workflows: given, access: config.defaultAccess }, 'gave SWITCHYARD_DEFAULT_ACCESS to workflows stored without access');
     const publicText = publicErrorText({ dataDir: config.dataDir });
     const executors = await loadExecutorRegistry({
       file: config.executorsFile,

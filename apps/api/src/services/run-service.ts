@@ -80,6 +80,7 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       triggeringUserId: plan.identity.userId,
       triggeringUsername: plan.identity.username,
       triggeringScopes: plan.identity.scopes,
+      triggeringVia: plan.identity.via ?? null,
       pendingRequirements: plan.decisions ?? [],
       parallelLimit: plan.parallelLimit ?? null,
       timeoutSeconds: plan.timeoutSeconds ?? null,

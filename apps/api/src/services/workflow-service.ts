@@ -4,6 +4,7 @@
  */
 import {
   NotFoundError,
+  creatorAccess,
   normalizeCanvas,
   normalizeDefinition,
   normalizeTags,
@@ -43,12 +44,16 @@ export async function runOrNotFound<T>(services: AppServices, workflowId: string
   throw new NotFoundError('run');
 }
 
-/** Validates and stores a new, disabled definition. 400 on invalid nodes, 409 on a taken name. */
-export async function createWorkflow(services: AppServices, body: WorkflowCreateBody): Promise<WorkflowRecord> {
+/**
+ * Validates and stores a new, disabled definition owned by `creator` (a principal, `user:<sub>`;
+ * issue #18: the creator becomes its first owner). 400 on invalid nodes, 409 on a taken name.
+ */
+export async function createWorkflow(services: AppServices, body: WorkflowCreateBody, creator: string): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);
   const canvas = normalizeCanvas(body.canvas);
   const tags = normalizeTags(body.tags);
-  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags }, services.clock.now());
+  const access = creatorAccess(creator);
+  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, access }, services.clock.now());
 }
 
 /**

@@ -36,6 +36,9 @@ export const ApprovalListQuery = Type.Object({
   runId: Type.Optional(objectIdString('Only gates of this run')),
   workflowId: Type.Optional(objectIdString('Only gates of runs of this workflow')),
   nodeId: Type.Optional(Type.String({ minLength: 1, description: 'Only gates of this node' })),
+  mine: Type.Optional(
+    Type.Boolean({ description: 'true: only the gates the caller may decide right now (approvers, role and four-eyes applied: `canDecide` is true on every row)' }),
+  ),
   ...PageQuery.properties,
 });
 export type ApprovalListQuery = Static<typeof ApprovalListQuery>;
@@ -51,6 +54,8 @@ export const PendingApproval = Type.Object({
   phase: Type.String({ description: 'pre (before the node runs), decision (condition/router), post (output review), iteration (loop iteration review), ask (a human request)' }),
   requestedAt: Timestamp,
   requirement: StepRequirementSummary,
+  approvers: nullable(Type.Array(Type.String(), { description: "Who alone may decide it; null: the workflow's operators" })),
+  canDecide: Type.Boolean({ description: 'Whether the caller may decide it now (approvers, its role on the workflow and four-eyes applied)' }),
 });
 export type PendingApproval = Static<typeof PendingApproval>;
 

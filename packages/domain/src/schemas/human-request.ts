@@ -6,6 +6,8 @@
 import Type, { type Static } from 'typebox';
 import { CLOSED, Timestamp, nullable } from './common.ts';
 import { NODE_ID_PATTERN } from '../validation.ts';
+import { ActorSchema } from '../access.ts';
+import { GateApprovers } from './workflow.ts';
 
 /** Most choices a request may offer. */
 export const MAX_HUMAN_REQUEST_CHOICES = 50;
@@ -31,6 +33,7 @@ export const HumanRequestBody = Type.Object(
         }),
       ),
     ),
+    approvers: Type.Optional(nullable(GateApprovers)),
     timeoutSeconds: Type.Optional(
       nullable(
         Type.Integer({
@@ -62,7 +65,8 @@ export const HumanRequest = Type.Object({
   }),
   decision: nullable(Type.Enum(['approved', 'blocked'], { description: 'approved: answered; blocked: rejected, expired or cancelled; null while pending' })),
   response: nullable(Type.String({ description: "The answer: the free text (userInput.response), the picked choice, or a rejection's feedback" })),
-  answeredBy: nullable(Type.String({ description: 'Who answered: the authenticated caller of the /approve call (username, else user id, else `api`); null unless a person answered' })),
+  answeredBy: nullable({ ...ActorSchema, description: 'Who answered: the authenticated caller of the /approve call; null unless a person answered' }),
+  approvers: nullable(Type.Array(Type.String(), { description: 'Who alone may answer (the request\'s `approvers`); null: the workflow\'s operators' })),
   requestedAt: Timestamp,
   timeoutAt: nullable(Timestamp),
   decidedAt: nullable(Timestamp),

@@ -6,6 +6,7 @@ import Type, { type Static } from 'typebox';
 import { CLOSED, JsonObject, JsonValue, PageQuery, Pagination, Timestamp, nullable } from './common.ts';
 import { WorkflowCanvas, WorkflowNode } from './workflow.ts';
 import { NODE_RUN_STATUSES, RUN_STATUSES } from '../run-status.ts';
+import { ActorSchema } from '../access.ts';
 import { RUN_STATES } from '../run-state.ts';
 import { PENDING_DIRECTIVES } from '../run-control.ts';
 import { MAX_ACTIVE_NODE_IDS, NODE_RUN_PAGE_SIZE } from '../response-bounds.ts';
@@ -129,6 +130,10 @@ export const StepRequirementSummary = Type.Object({
   timeoutAt: Type.Optional(nullable(Timestamp)),
   onTimeout: Type.String(),
   onReject: Type.String(),
+  approvers: Type.Optional(
+    nullable(Type.Array(Type.String(), { description: 'Who alone may decide it (`humanReview.approvers`, a human request\'s `approvers`); null: the workflow\'s operators' })),
+  ),
+  allowSelfApproval: Type.Optional(Type.Boolean({ description: 'false (four-eyes): whoever triggered the run may not decide it' })),
 });
 export type StepRequirementSummary = Static<typeof StepRequirementSummary>;
 
@@ -141,6 +146,7 @@ export const RequirementRecordView = Type.Object({
   requestedAt: Timestamp,
   resolution: nullable(Type.String({ description: 'confirm | reject | edit | user_input | route_select | cancel' })),
   decidedBy: nullable(Type.String({ description: 'human | timeout | run_ended' })),
+  decidedByUser: nullable({ ...ActorSchema, description: 'The person who decided (decidedBy human): the authenticated caller of /approve; null otherwise' }),
   decidedAt: nullable(Timestamp),
 });
 export type RequirementRecordView = Static<typeof RequirementRecordView>;
@@ -254,7 +260,8 @@ const runFields = {
   pausedAt: nullable(Timestamp),
   pendingDirective: nullable(Type.Enum([...PENDING_DIRECTIVES], { description: 'A pause, cancel or timeout its runner has yet to honour' })),
   cancelReason: nullable(Type.String({ description: 'The reason given with cancel (or the timeout)' })),
-  cancelledBy: nullable(Type.String({ description: 'Who cancelled: the caller, `api`, or `timeout`' })),
+  cancelledBy: nullable({ ...ActorSchema, description: 'Who cancelled: the caller of /cancel, or `{ username: "timeout", via: "system" }`' }),
+  triggeredBy: { ...ActorSchema, description: 'Who triggered the run (or the retry, replay or rerun that made it)' },
   timeoutSeconds: nullable(Type.Integer({ description: 'The trigger option: the run is stopped (failed) if it has not ended this long after its trigger' })),
   deadlineAt: nullable(Timestamp),
   nodeRuns: Type.Array(NodeRunDetail, { description: 'The first node runs by startedAt (at most 100); nodeRunsUrl lists them all, page by page' }),

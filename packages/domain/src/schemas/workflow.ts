@@ -11,6 +11,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { CLOSED, JsonObject, PageQuery, Pagination, Timestamp } from './common.ts';
+import { MAX_PRINCIPALS_PER_ROLE, Principal, WorkflowAccess } from '../access.ts';
 
 export const NODE_TYPES = ['step', 'parallel', 'loop', 'condition', 'router'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
@@ -109,6 +110,19 @@ const UserInputFieldInput = Type.Object({
   allowedValues: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])),
 }, CLOSED);
 
+/** `humanReview.approvers` (issue #18): who alone may decide the node's gates. */
+export const GateApprovers = Type.Array(Principal, {
+  minItems: 1,
+  maxItems: MAX_PRINCIPALS_PER_ROLE,
+  description:
+    "Principals (`user:<sub>`, `group:<name>`, `*`) who alone may decide this node's gates; a named approver needs only the viewer role. Absent: the workflow's operators decide (extension, docs/guide/access-control.md)",
+});
+
+/** `humanReview.allowSelfApproval` (issue #18): false = four-eyes. */
+export const AllowSelfApproval = Type.Boolean({
+  description: "false (four-eyes): whoever triggered the run (or the retry, replay or rerun that made it) may not decide this node's gates (403 self_approval_forbidden). Default true (extension)",
+});
+
 /** HumanReview: per-node HITL configuration (spec "HumanReview"). */
 export const HumanReview = Type.Object({
   requiresConfirmation: Type.Boolean(),
@@ -125,6 +139,8 @@ export const HumanReview = Type.Object({
   onTimeout: Type.Enum([...ON_TIMEOUT_POLICIES]),
   maxRetries: Type.Integer({ description: 'How often onReject retry may re-run the node before it fails (extension; default 3)' }),
   allowMultipleSelections: Type.Boolean({ description: 'Routers with requiresUserInput: the human may pick several choices, run in definition order (extension)' }),
+  approvers: Type.Optional(GateApprovers),
+  allowSelfApproval: Type.Optional(AllowSelfApproval),
 });
 export type HumanReview = Static<typeof HumanReview>;
 
@@ -143,6 +159,8 @@ const HumanReviewInput = Type.Object({
   onTimeout: Type.Optional(Type.Enum([...ON_TIMEOUT_POLICIES])),
   maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   allowMultipleSelections: Type.Optional(Type.Boolean()),
+  approvers: Type.Optional(Type.Union([GateApprovers, Type.Null()])),
+  allowSelfApproval: Type.Optional(AllowSelfApproval),
 }, CLOSED);
 
 const nullableString = () => Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -265,6 +283,7 @@ export const WorkflowDetail = Type.Object(
     enabled: Type.Boolean(),
     tags: Type.Array(Type.String(), { description: 'Metadata for grouping and filtering (GET /workflows?tag=); [] when none' }),
     version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description); not by enabled or tags' }),
+    access: { ...WorkflowAccess, description: 'Who may do what (issue #18): change it with PUT /{workflow_id}/access (owners)' },
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

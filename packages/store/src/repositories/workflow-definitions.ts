@@ -1,9 +1,12 @@
 /**
  * `workflow_definitions` repository. Names are unique (index `name_unique`): a clash is a
  * DuplicateEntryError (409 `duplicate_entry`). `tags` is a list of strings (multikey index
- * `tags`); a document stored before tags existed has none and reads as [].
+ * `tags`); a document stored before tags existed has none and reads as []. `access` (issue #18)
+ * is stored with `access_principals`, the union of its principals (multikey index
+ * `access_principals`): a list for a caller keeps the documents naming one of its principals or
+ * `*`, in the query itself, so that `total` and pages count only what the caller may see.
  */
-import { DuplicateEntryError, immutable, type WorkflowRecord } from '@switchyard/domain';
+import { DEFAULT_LEGACY_ACCESS, DuplicateEntryError, EVERYONE, accessPrincipals, immutable, type WorkflowAccess, type WorkflowRecord } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -20,6 +23,18 @@ export interface WorkflowListFilter {
   tag?: string;
   /** Only enabled (true) or disabled (false) definitions. */
   enabled?: boolean;
+  /** Only definitions some role of which names one of these principals or `*` (absent: all, as for an admin). */
+  visibleTo?: readonly string[];
+}
+
+/** A workflow's access as stored: the lists and their union (`access_principals`). */
+function accessFields(access: WorkflowAccess): Document {
+  return { access: { ...access }, access_principals: accessPrincipals(access) };
+}
+
+/** The filter of the definitions visible to `principals`: some role names one of them or `*` (index `access_principals`). */
+export function visibleToFilter(principals: readonly string[]): Document {
+  return { access_principals: { $in: [...principals, EVERYONE] } };
 }
 
 export class WorkflowDefinitions {
@@ -33,12 +48,52 @@ export class WorkflowDefinitions {
     await this.collection.createIndex({ name: 1 }, { unique: true, name: 'name_unique' });
     await this.collection.createIndex({ created_at: -1 }, { name: 'created_at' });
     await this.collection.createIndex({ tags: 1 }, { name: 'tags' });
+    await this.collection.createIndex({ access_principals: 1, created_at: -1 }, { name: 'access_principals' });
   }
 
-  /** Inserts a new definition (version 1, disabled; no tags unless given). Throws DuplicateEntryError on a taken name. */
-  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'> & { tags?: string[] }, now: Date): Promise<WorkflowRecord> {
-    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], enabled: false, version: 1, createdAt: now, updatedAt: now };
-    await this.guardName(fields.name, () => this.collection.insertOne(withImmutableDefinition(recordToDocument(record))));
+  /**
+   * Gives `access` to every definition stored without one (before issue #18): one update at
+   * start-up. Returns how many were changed.
+   */
+  async applyDefaultAccess(access: WorkflowAccess): Promise<number> {
+    const { modifiedCount } = await this.collection.updateMany({ access: { $exists: false } }, { $set: accessFields(access) });
+    return modifiedCount;
+  }
+
+  /** The access of workflow `id`; null when it does not exist. Reads nothing else. */
+  async accessOf(id: string): Promise<WorkflowAccess | null> {
+    const doc = await this.collection.findOne({ _id: oid(id) }, { projection: { access: 1 } });
+    return doc ? accessOfDocument(doc) : null;
+  }
+
+  /**
+   * Replaces the access of workflow `id` (its `updated_at` too; `version` stays: access is not
+   * part of what runs execute). Returns the access before and after, or null when it does not exist.
+   */
+  async setAccess(id: string, access: WorkflowAccess, now: Date): Promise<{ before: WorkflowAccess; after: WorkflowAccess } | null> {
+    const doc = await this.collection.findOneAndUpdate(
+      { _id: oid(id) },
+      { $set: { ...accessFields(access), updated_at: now } },
+      { returnDocument: 'before', projection: { access: 1 } },
+    );
+    return doc ? { before: accessOfDocument(doc), after: access } : null;
+  }
+
+  /** Ids of the definitions visible to `principals` (see {@link visibleToFilter}), in id order. */
+  async visibleIds(principals: readonly string[]): Promise<string[]> {
+    const docs = await this.collection.find(visibleToFilter(principals), { sort: { _id: 1 }, projection: { _id: 1 } });
+    return docs.map(hexId);
+  }
+
+  /**
+   * Inserts a new definition (version 1, disabled; no tags unless given) with `access` (default
+   * {@link DEFAULT_LEGACY_ACCESS}: the API always passes its creator's; harnesses and benches
+   * rely on the default). Throws DuplicateEntryError on a taken name.
+   */
+  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'> & { tags?: string[]; access?: WorkflowAccess }, now: Date): Promise<WorkflowRecord> {
+    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], access: fields.access ?? DEFAULT_LEGACY_ACCESS, enabled: false, version: 1, createdAt: now, updatedAt: now };
+    const doc = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
+    await this.guardName(fields.name, () => this.collection.insertOne(doc));
     return record;
   }
 
@@ -58,6 +113,7 @@ export class WorkflowDefinitions {
     // Equality on an array field: the definitions whose `tags` contain it.
     if (filter.tag !== undefined) query.tags = filter.tag;
     if (filter.enabled !== undefined) query.enabled = filter.enabled;
+    if (filter.visibleTo !== undefined) Object.assign(query, visibleToFilter(filter.visibleTo));
     const [docs, total] = await Promise.all([
       this.collection.find(query, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
       this.collection.countDocuments(query),
@@ -90,6 +146,13 @@ export class WorkflowDefinitions {
     return new Map(docs.map((doc) => [hexId(doc), doc.name as string]));
   }
 
+  /** The access of the workflows `ids` (those that exist), by id; reads nothing else. */
+  async accessesOf(ids: readonly string[]): Promise<Map<string, WorkflowAccess>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.collection.find({ _id: { $in: [...new Set(ids)].map(oid) } }, { projection: { access: 1 } });
+    return new Map(docs.map((doc) => [hexId(doc), accessOfDocument(doc)]));
+  }
+
   /** Deletes the definition; false when it did not exist. */
   async delete(id: string): Promise<boolean> {
     const { deletedCount } = await this.collection.deleteOne({ _id: oid(id) });
@@ -106,10 +169,16 @@ export class WorkflowDefinitions {
   }
 }
 
-/** Document -> record; a definition stored before tags existed has none. */
+/** Document -> record; a definition stored before tags existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
 function toRecord(doc: Document): WorkflowRecord {
-  const record = documentToRecord<WorkflowRecord>(doc);
-  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [] };
+  const { accessPrincipals: _principals, ...record } = documentToRecord<WorkflowRecord & { accessPrincipals?: unknown }>(doc);
+  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [], access: accessOfDocument(doc) };
+}
+
+/** The `access` of a stored definition; no role for anyone when it has none. */
+function accessOfDocument(doc: Document): WorkflowAccess {
+  const access = (doc.access ?? {}) as Partial<WorkflowAccess>;
+  return { owners: access.owners ?? [], editors: access.editors ?? [], operators: access.operators ?? [], viewers: access.viewers ?? [] };
 }
 
 /**

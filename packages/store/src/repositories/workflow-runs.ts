@@ -13,6 +13,7 @@ import {
   camelToSnake,
   fromDocument,
   toDocument,
+  type Actor,
   type Decision,
   type PendingDirective,
   type RequirementRecord,
@@ -41,6 +42,8 @@ export type NewRun = Pick<
   | 'triggeringUsername'
   | 'triggeringScopes'
 > & {
+  /** How the trigger was identified (issue #18); default unknown (null). */
+  triggeringVia?: RunRecord['triggeringVia'];
   /** Decided requirements carried over from a source run (a retry replays those decisions); default none. */
   pendingRequirements?: RequirementRecord[];
   /** Most children of one parallel node in flight at once for this run; default the engine's. */
@@ -61,14 +64,14 @@ export type DecidedRun = Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status
 
 /** A run's status with one of its gates (see {@link WorkflowRuns.gateOf}). */
 export interface RunGate {
-  run: Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status'>;
+  run: Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status' | 'triggeringUserId'>;
   gate: RequirementRecord | null;
 }
 
 /** Who cancelled and why, stored with a cancel or timeout directive. */
 export interface CancelRequest {
   cancelReason: string | null;
-  cancelledBy: string;
+  cancelledBy: Actor;
 }
 
 /** Filters of {@link WorkflowRuns.list}; absent fields do not filter. */
@@ -77,6 +80,15 @@ export interface RunListFilter {
   status?: RunStatus;
   triggerSource?: string;
   parentRunId?: string;
+  /** Only runs of these workflows (the ones a caller may see, issue #18); absent: any workflow. */
+  workflowIds?: readonly string[];
+}
+
+/** `query` narrowed to runs of `workflowIds` when given (index `workflow_started`), on top of a `workflowId` equality when both are given. */
+function inWorkflows(query: Document, workflowIds: readonly string[] | undefined): Document {
+  if (workflowIds === undefined) return query;
+  const among = { $in: workflowIds.map(oid) };
+  return query.workflow_definition_id === undefined ? { ...query, workflow_definition_id: among } : { $and: [query, { workflow_definition_id: among }] };
 }
 
 /** How a runner ends a run it owns. */
@@ -152,6 +164,12 @@ export class WorkflowRuns {
     return (await this.collection.countDocuments({ _id: oid(id) })) === 1;
   }
 
+  /** The id of the run's workflow, or null when the run does not exist (reads nothing else). */
+  async workflowIdOf(runId: string): Promise<string | null> {
+    const doc = await this.collection.findOne({ _id: oid(runId) }, { projection: { workflow_definition_id: 1 } });
+    return doc ? (doc.workflow_definition_id as { toHexString(): string }).toHexString() : null;
+  }
+
   /** The run when it belongs to `workflowId`, else null. */
   async getInWorkflow(workflowId: string, runId: string): Promise<RunRecord | null> {
     const doc = await this.collection.findOne({ _id: oid(runId), workflow_definition_id: oid(workflowId) });
@@ -173,7 +191,7 @@ export class WorkflowRuns {
   async gateOf(runId: string, which: { stepId: string } | { gateKey: string }, workflowId?: string): Promise<RunGate | null> {
     const element = 'stepId' in which ? { step_id: which.stepId, decided_at: null } : { gate_key: which.gateKey };
     const filter: Document = { _id: oid(runId), ...(workflowId === undefined ? {} : { workflow_definition_id: oid(workflowId) }) };
-    const doc = await this.collection.findOne(filter, { projection: { workflow_definition_id: 1, status: 1, pending_requirements: { $elemMatch: element } } });
+    const doc = await this.collection.findOne(filter, { projection: { workflow_definition_id: 1, status: 1, triggering_user_id: 1, pending_requirements: { $elemMatch: element } } });
     return doc ? runGate(doc, (gates) => gates[0]) : null;
   }
 
@@ -193,11 +211,12 @@ export class WorkflowRuns {
    * parent run); without their large fields (see LIST_PROJECTION), for list rows.
    */
   async list(filter: RunListFilter, page: number, perPage: number): Promise<{ items: RunRecord[]; total: number }> {
-    const query: Document = {};
+    let query: Document = {};
     if (filter.workflowId !== undefined) query.workflow_definition_id = oid(filter.workflowId);
     if (filter.parentRunId !== undefined) query.parent_run_id = oid(filter.parentRunId);
     if (filter.status !== undefined) query.status = filter.status;
     if (filter.triggerSource !== undefined) query.trigger_source = filter.triggerSource;
+    query = inWorkflows(query, filter.workflowIds);
     const [docs, total] = await Promise.all([
       this.collection.find(query, { sort: { started_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage, projection: LIST_PROJECTION }),
       this.collection.countDocuments(query),
@@ -211,11 +230,11 @@ export class WorkflowRuns {
    * their requirements (without `stepOutput`, `editedOutput`, `userInput`: see {@link requirementsOf}) but not their definition
    * snapshot, input or output.
    */
-  async listWithUndecided(filter: { runId?: string; workflowId?: string }, limit: number): Promise<RunRecord[]> {
+  async listWithUndecided(filter: { runId?: string; workflowId?: string; workflowIds?: readonly string[] }, limit: number): Promise<RunRecord[]> {
     const query: Document = { status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: { decided_at: null } } };
     if (filter.runId !== undefined) query._id = oid(filter.runId);
     if (filter.workflowId !== undefined) query.workflow_definition_id = oid(filter.workflowId);
-    const docs = await this.collection.find(query, {
+    const docs = await this.collection.find(inWorkflows(query, filter.workflowIds), {
       sort: { _id: 1 },
       limit,
       projection: {
