@@ -307,6 +307,17 @@ describe('trusted-proxy identity headers', () => {
     expect(unscoped.status).toBe(403);
     expect(unscoped.body.detail.details).toEqual({ requiredScope: 'workflows-read', grantedScopes: [] });
   });
+
+  it('accepts x-switchyard-groups, and answers 401 naming the header when it lists a 10 KB group name or more than 100 groups', async () => {
+    const headers = { 'x-switchyard-user-id': 'u-1', 'x-switchyard-scopes': 'workflows-read' };
+    expect((await call(svc, 'GET', wf(), { ...headers, 'x-switchyard-groups': 'ops, finance' })).status).toBe(200);
+    for (const groups of [`ops,${'x'.repeat(10 * 1024)}`, Array.from({ length: 101 }, (_, i) => `g${i}`).join(',')]) {
+      const refused = await call(svc, 'GET', wf(), { ...headers, 'x-switchyard-groups': groups });
+      expect(refused.status).toBe(401);
+      expect(refused.body.detail).toMatchObject({ error: 'authentication_required', message: expect.stringMatching(/^The X-Switchyard-Groups header/) });
+      expect(JSON.stringify(refused.body)).not.toContain('xxxxxxxxxx');
+    }
+  });
 });
 
 describe('JWT with trusted-proxy mode', () => {

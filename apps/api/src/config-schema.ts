@@ -36,7 +36,7 @@ import {
 import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
 import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 import { AUTH_MODES } from './auth/authenticator.ts';
-import { DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
+import { DEFAULT_JWT_GROUPS_CLAIM, DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
 
 /** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
 export const DEFAULT_TRIGGERS_PER_MINUTE = 600;
@@ -139,6 +139,18 @@ export const CONFIG_FORMATS = {
       const names = value.trim().toLowerCase().split(',').map((mode) => mode.trim());
       const known = names.join() === '' || names.join() === 'none' || names.every((mode) => (AUTH_MODES as readonly string[]).includes(mode));
       return known ? undefined : `${name} must be none, jwt, api-key or jwt,api-key, got '${value}'`;
+    },
+  },
+  /**
+   * The name of a JWT claim, or a dot-separated path into nested claims (`realm_access.roles`):
+   * 1–200 characters without whitespace, no empty segment (no leading, trailing or doubled dot).
+   */
+  'claim-path': {
+    type: 'claim name',
+    range: '`name` or `a.b.c`',
+    problem(value, name) {
+      const valid = value.length <= 200 && /^[^\s.]+(\.[^\s.]+)*$/.test(value);
+      return valid ? undefined : `${name} must be a claim name or a dot-separated path of them (e.g. groups, realm_access.roles), got '${value.slice(0, 200)}'`;
     },
   },
   /** A workflow access list as JSON (domain access.ts `WorkflowAccessBody`: `owners` required, at least one). */
@@ -485,18 +497,25 @@ export const CONFIG_SCHEMA = Type.Object({
     maximum: 31_536_000,
     description: 'longest lifetime (`exp` − `iat`) of an accepted JWT, seconds; `iat` may not lie in the future',
   }),
+  SWITCHYARD_JWT_GROUPS_CLAIM: Type.String({
+    group: 'Authentication',
+    format: 'claim-path',
+    default: DEFAULT_JWT_GROUPS_CLAIM,
+    description:
+      'the JWT claim holding the caller\'s groups (principals `group:<name>`): an array of strings or one string of names separated by commas or spaces; a dot-separated path reaches a nested claim (`realm_access.roles`) when no top-level claim has the exact name. At most 100 groups, each 1–200 characters without whitespace or commas, else the token is refused (401)',
+  }),
   SWITCHYARD_API_KEYS_FILE: Type.Optional(
     Type.String({
       group: 'Authentication',
       format: 'path',
-      description: 'required by `api-key`: JSON `{ "keys": [{ "name", "sha256", "scopes" }] }` (make entries with `npm run api-key`)',
+      description: 'required by `api-key`: JSON `{ "keys": [{ "name", "sha256", "scopes", "subject"?, "groups"? }] }` (make entries with `npm run api-key`)',
     }),
   ),
   SWITCHYARD_TRUST_PROXY_IDENTITY: Type.Boolean({
     group: 'Authentication',
     default: false,
     description:
-      '`true`: honour `X-Switchyard-User-Id` / `-Username` / `-Scopes` set by an authenticating proxy in front, for requests without a credential; only with `SWITCHYARD_AUTH=none` (with `jwt` or `api-key` on, a missing credential is a 401 whatever the headers say). The `Host` allow-list stays on: set `SWITCHYARD_ALLOWED_HOSTS` to the name the proxy forwards',
+      '`true`: honour `X-Switchyard-User-Id` / `-Username` / `-Scopes` / `-Groups` set by an authenticating proxy in front, for requests without a credential; only with `SWITCHYARD_AUTH=none` (with `jwt` or `api-key` on, a missing credential is a 401 whatever the headers say). The `Host` allow-list stays on: set `SWITCHYARD_ALLOWED_HOSTS` to the name the proxy forwards',
   }),
   // Access control
   SWITCHYARD_DEFAULT_ACCESS: Type.String({

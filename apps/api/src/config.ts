@@ -159,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       issuer: v.SWITCHYARD_JWT_ISSUER,
       audience: v.SWITCHYARD_JWT_AUDIENCE,
       maxTtlSeconds: v.SWITCHYARD_JWT_MAX_TTL_SECONDS,
+      groupsClaim: v.SWITCHYARD_JWT_GROUPS_CLAIM,
     };
   }
   if (modes.includes('api-key')) auth.apiKeysFile = resolve(v.SWITCHYARD_API_KEYS_FILE!);

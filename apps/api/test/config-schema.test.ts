@@ -23,6 +23,8 @@ const BAD_BY_FORMAT: Record<string, string> = {
   'log-level': 'loud',
   'mongodb-uri': 'postgres://user:hunter2@db/x',
   'auth-modes': 'oauth',
+  'claim-path': 'realm_access..roles',
+  'workflow-access': '{"owners": []}',
   'http-url': 'ftp://idp/jwks',
   'hs256-key': 'short-secret',
   'cors-origins': 'https://canvas.example.com/',

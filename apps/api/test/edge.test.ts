@@ -97,7 +97,7 @@ describe('CORS', () => {
     expect(String(response.headers['access-control-allow-methods']).split(', ')).toEqual(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
     const allowed = String(response.headers['access-control-allow-headers']).split(', ');
     expect(allowed).toEqual(expect.arrayContaining(['content-type', 'idempotency-key', 'authorization', 'x-api-key', 'last-event-id']));
-    expect(allowed).toEqual(expect.arrayContaining(['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes']));
+    expect(allowed).toEqual(expect.arrayContaining(['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes', 'x-switchyard-groups']));
     expect(response.headers['access-control-max-age']).toBe('600');
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
     expect(response.headers.vary).toContain('Origin');
@@ -105,7 +105,7 @@ describe('CORS', () => {
 
   it('allows every header the API reads: content-type, idempotency-key, authorization, x-api-key, last-event-id, x-switchyard-*', () => {
     expect([...CORS_ALLOWED_HEADERS].sort()).toEqual(
-      ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-api-key', 'x-switchyard-scopes', 'x-switchyard-user-id', 'x-switchyard-username'].sort(),
+      ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-api-key', 'x-switchyard-groups', 'x-switchyard-scopes', 'x-switchyard-user-id', 'x-switchyard-username'].sort(),
     );
   });
 

@@ -6,12 +6,16 @@
  *   `api-key` on, anything else (and every `X-API-Key`) is looked up among the hashed keys.
  * - With `trustProxyIdentity`, a request without a credential but with `x-switchyard-user-id` (or
  *   `-username`) is who those headers say (an authenticating proxy in front vouches for them),
- *   with the scopes of `x-switchyard-scopes` (none without it) — only without a credential mode:
+ *   with the scopes of `x-switchyard-scopes` (none without it) and the groups of
+ *   `x-switchyard-groups` — only without a credential mode:
  *   with `jwt` or `api-key` on, a missing credential is a 401 whatever the headers say.
  * - Otherwise: with a mode on, or in trusted-proxy mode, 401 `authentication_required`; with
  *   neither (`SWITCHYARD_AUTH=none`), the anonymous identity, for which no scope is checked.
  *
  * Scopes are checked by {@link authorize}: 403 `permission_denied` names the scope missing.
+ * Groups (issue #18 item 1) come with each credential — the JWT claim `SWITCHYARD_JWT_GROUPS_CLAIM`,
+ * an API key's `"groups"`, `x-switchyard-groups` — and make the caller's principals (identity.ts
+ * `principalsOf`); a credential whose groups break the bounds of groups.ts is a 401.
  */
 import { AuthenticationError, PermissionDeniedError } from '@switchyard/domain';
 import { ApiKeyVerifier } from './api-keys.ts';
@@ -78,7 +82,7 @@ export class Authenticator {
 
   /**
    * The caller of a request with `headers`. Throws {@link AuthenticationError} (401) without a
-   * required credential or with one that does not verify; a JWKS that cannot be fetched throws a
+   * required credential or with one that does not verify (groups past their bounds included); a JWKS that cannot be fetched throws a
    * 503 error (see jwt.ts).
    */
   async authenticate(headers: Headers): Promise<CallerIdentity> {

@@ -7,6 +7,7 @@
  */
 
 import type { Actor } from '@switchyard/domain';
+import { groupsOf } from './groups.ts';
 
 /** The identity a run keeps of its trigger (`triggering_user_id`, `triggering_username`, `triggering_scopes`, `triggering_via`). */
 export interface TriggeringIdentity {
@@ -40,7 +41,7 @@ export const ANONYMOUS_USER_ID = 'anonymous';
 type Headers = Record<string, string | string[] | undefined>;
 
 /** The headers an authenticating proxy sets (read only in trusted-proxy mode; a browser on another origin may send them: plugins/cors.ts). */
-export const IDENTITY_HEADERS = ['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes'] as const;
+export const IDENTITY_HEADERS = ['x-switchyard-user-id', 'x-switchyard-username', 'x-switchyard-scopes', 'x-switchyard-groups'] as const;
 
 /** The first value of header `name`, trimmed; null when absent or blank. */
 export function headerValue(headers: Headers, name: string): string | null {
@@ -51,7 +52,10 @@ export function headerValue(headers: Headers, name: string): string | null {
 /**
  * The identity a trusted proxy asserts: `x-switchyard-user-id` and/or `x-switchyard-username`
  * (null when neither is sent), `x-switchyard-scopes` (comma- or space-separated; absent: none, so
- * a proxy that forgets them grants nothing).
+ * a proxy that forgets them grants nothing), `x-switchyard-groups` (issue #18 item 1: group names
+ * separated by commas, spaces around them ignored; absent: none). Throws AuthenticationError (401)
+ * when the groups break the bounds of groups.ts (more than 100, a name that is not 1–200
+ * characters without whitespace or commas).
  */
 export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
   const userId = headerValue(headers, 'x-switchyard-user-id');
@@ -62,7 +66,7 @@ export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
     userId,
     username,
     scopes: scopes === null ? [] : scopes.split(/[\s,]+/).filter(Boolean),
-    groups: [],
+    groups: groupsOf(headerValue(headers, 'x-switchyard-groups'), 'The X-Switchyard-Groups header'),
     method: 'proxy',
     unrestricted: false,
   };

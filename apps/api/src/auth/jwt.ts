@@ -7,10 +7,15 @@
  * token issued for years is refused).
  *
  * Claims: `sub` (required) is the user id, `preferred_username` (else `name`) the username, scopes
- * come from `scope` (space-separated) or `scopes` (an array of strings).
+ * come from `scope` (space-separated) or `scopes` (an array of strings), groups (issue #18 item 1:
+ * principals `group:<name>`) from the claim `groupsClaim` names — `groups` by default, else any
+ * claim or dot-separated path into nested claims (`realm_access.roles`) — as an array of strings
+ * or a string of names separated by commas/whitespace, bounded by groups.ts (a token breaking a
+ * bound is refused, 401).
  */
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AuthenticationError } from '@switchyard/domain';
+import { groupsOf } from './groups.ts';
 import type { CallerIdentity } from './identity.ts';
 
 /** Configuration of {@link JwtVerifier}: exactly one of `secret` and `jwksUrl`. */
@@ -28,7 +33,17 @@ export interface JwtOptions {
    * exceed it (`SWITCHYARD_JWT_MAX_TTL_SECONDS`, default {@link DEFAULT_JWT_MAX_TTL_SECONDS}).
    */
   maxTtlSeconds?: number;
+  /**
+   * The claim holding the caller's groups (`SWITCHYARD_JWT_GROUPS_CLAIM`, default
+   * {@link DEFAULT_JWT_GROUPS_CLAIM}): a top-level claim name (used as is when the token has it,
+   * dots included: `https://example.com/groups`), else a dot-separated path into nested objects
+   * (`realm_access.roles`). A token without it has no groups.
+   */
+  groupsClaim?: string;
 }
+
+/** Default of {@link JwtOptions.groupsClaim}. */
+export const DEFAULT_JWT_GROUPS_CLAIM = 'groups';
 
 /** Default of {@link JwtOptions.maxTtlSeconds}: a day. */
 export const DEFAULT_JWT_MAX_TTL_SECONDS = 86_400;
@@ -71,7 +86,8 @@ export class JwtVerifier {
 
   /**
    * The identity `token` carries. Throws {@link AuthenticationError} (401) when it does not verify
-   * (message says why: expired, bad signature, wrong issuer/audience, no `sub`), and
+   * (message says why: expired, bad signature, wrong issuer/audience, no `sub`, a groups claim of
+   * the wrong shape or past the bounds of groups.ts), and
    * {@link KeySetUnavailableError} (503) when the JWKS cannot be fetched.
    */
   async verify(token: string): Promise<CallerIdentity> {
@@ -92,7 +108,9 @@ export class JwtVerifier {
     const exp = payload.exp!; // required above
     checkLifetime(payload.iat, exp, this.#options.maxTtlSeconds ?? DEFAULT_JWT_MAX_TTL_SECONDS);
     const username = stringClaim(payload.preferred_username) ?? stringClaim(payload.name);
-    return { userId: payload.sub, username, scopes: scopesOf(payload), groups: [], method: 'jwt', unrestricted: false, expiresAt: exp * 1000 };
+    const claim = this.#options.groupsClaim ?? DEFAULT_JWT_GROUPS_CLAIM;
+    const groups = groupsOf(claimAt(payload, claim), `The token's '${claim}' claim`);
+    return { userId: payload.sub, username, scopes: scopesOf(payload), groups, method: 'jwt', unrestricted: false, expiresAt: exp * 1000 };
   }
 }
 
@@ -133,4 +151,19 @@ function scopesOf(payload: JWTPayload): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(/\s+/).filter(Boolean);
   if (Array.isArray(payload.scopes)) return payload.scopes.filter((scope): scope is string => typeof scope === 'string');
   return [];
+}
+
+/**
+ * The claim `path` names in `payload`: the top-level claim of that exact name when there is one,
+ * else the value at the dot-separated path through nested objects (own properties only);
+ * undefined when absent.
+ */
+export function claimAt(payload: JWTPayload, path: string): unknown {
+  if (Object.hasOwn(payload, path)) return payload[path];
+  let value: unknown = payload;
+  for (const segment of path.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, segment)) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
 }
