@@ -78,6 +78,12 @@ describe('ask_human', () => {
     }
     const row = (await svc.api.get(wf(`/${workflowId}/runs`))).body.runs.find((r: any) => r.id === runId);
     expect(row.runState.blocked).toMatchObject({ requestId: stepId });
+    // The bridge's reads say the same: get_run, and explain_run names the request and how to answer it.
+    const seen = await bridge.call('get_run', { runId });
+    expect(seen.data.run.runState).toMatchObject({ state: 'waiting-approval', blocked: { requestId: stepId } });
+    expect(seen.data.pendingRequirements.map((r: any) => r.stepId)).toEqual([stepId]);
+    const explained = await bridge.call('explain_run', { runId });
+    expect(explained.data.diagnosis).toMatchObject({ state: 'waiting-approval', currentNodeId: 'agent', blockers: [{ kind: 'approval', nodeId: 'agent', stepId }] });
     const answer = await fetch(`${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/approve`)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${graceKey.key}` },
