@@ -3,14 +3,19 @@
  * step asks a person (POST .../human-requests), the request shows in the approvals inbox and the
  * run detail, a person answers it with /approve, and GET .../human-requests/{id} tells the agent
  * the outcome — answered, expired (timeout sweeper) or cancelled (the run ended). The run itself
- * never waits for it.
+ * never waits for it, but while it is open it is pending (issue #18 item 7): in the run detail's
+ * `pendingRequirements`, and the runState of the (running) run is `waiting-approval` with
+ * `blocked.requestId`, on every read surface. The service runs on a manual clock: a request
+ * expires when the test moves time past its timeout.
  */
+import { ManualClock } from '@switchyard/runner/testing/manual-clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANVAS, PROXY_HEADERS, echoStep, startService, uniqueName, wf, type ApiResponse, type TestService } from './support/service.ts';
 
 let svc: TestService;
+const clock = new ManualClock(Date.now());
 beforeAll(async () => {
-  svc = await startService({ trustProxyIdentity: true });
+  svc = await startService({ trustProxyIdentity: true, clock });
 });
 afterAll(async () => {
   await svc?.close();
@@ -71,15 +76,45 @@ async function approve(run: Running, body: Record<string, unknown>, username?: s
   return { status: response.status, body: text ? JSON.parse(text) : null, text, headers: response.headers };
 }
 
-/** Polls the request until its status is not pending. */
-async function settled(run: Running, requestId: string, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const request = await getRequest(run, requestId);
-    if (request.status !== 'pending') return request;
-    if (Date.now() > deadline) throw new Error(`request ${requestId} still pending`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+/** The run as every read surface shows it: its detail (per workflow and global), and its row in both run lists. */
+async function readSurfaces({ workflowId, runId }: Running): Promise<Record<'detail' | 'globalDetail' | 'row' | 'globalRow', any>> {
+  const detail = await svc.api.get(runPath(workflowId, runId));
+  const globalDetail = await svc.api.get(`/api/v1/runs/${runId}`);
+  const list = await svc.api.get(wf(`/${workflowId}/runs`));
+  const globalList = await svc.api.get(`/api/v1/runs?workflowId=${workflowId}`);
+  for (const response of [detail, globalDetail, list, globalList]) expect(response.status, response.text).toBe(200);
+  const rowOf = (body: any) => body.runs.find((row: any) => row.id === runId);
+  return { detail: detail.body, globalDetail: globalDetail.body, row: rowOf(list.body), globalRow: rowOf(globalList.body) };
+}
+
+/** Every read surface shows the (running) run waiting on `request`, and its details list it as pending. */
+async function expectWaitingOn(run: Running, request: { requestId: string; requestedAt: string }): Promise<void> {
+  const surfaces = await readSurfaces(run);
+  for (const [surface, view] of Object.entries(surfaces)) {
+    expect(view.status, surface).toBe('running');
+    expect(view.runState, surface).toMatchObject({
+      state: 'waiting-approval',
+      blocked: { kind: 'approval', nodeId: run.nodeId, requestId: request.requestId, requestedAt: request.requestedAt },
+    });
   }
+  for (const detail of [surfaces.detail, surfaces.globalDetail]) expect(detail.pendingRequirements.map((r: any) => r.stepId)).toEqual([request.requestId]);
+}
+
+/** No read surface shows the run waiting on a person any more, and its details list nothing pending. */
+async function expectNotWaiting(run: Running, state: string): Promise<void> {
+  const surfaces = await readSurfaces(run);
+  for (const [surface, view] of Object.entries(surfaces)) {
+    expect(view.runState.state, surface).toBe(state);
+    expect(view.runState.blocked, surface).toBeUndefined();
+  }
+  for (const detail of [surfaces.detail, surfaces.globalDetail]) expect(detail.pendingRequirements).toEqual([]);
+}
+
+/** Moves the clock past the request's timeout and lets the timeout sweeper decide; the request as the agent then sees it. */
+async function expire(run: Running, request: { requestId: string; timeoutAt: string }): Promise<any> {
+  await clock.advance(Date.parse(request.timeoutAt) - clock.now().getTime() + 1);
+  await svc.sweeper.sweep();
+  return getRequest(run, request.requestId);
 }
 
 describe('POST .../human-requests and GET .../human-requests/{request_id}', () => {
@@ -124,10 +159,9 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
         },
       });
 
+      await expectWaitingOn(run, created);
       const detail = (await svc.api.get(runPath(run.workflowId, run.runId))).body;
-      expect(detail.status).toBe('running');
-      expect(detail.pendingRequirements).toEqual([]); // only while awaiting_approval
-      expect(detail.runState.state).toBe('running');
+      expect(detail.pendingRequirements[0]).toMatchObject({ stepId: created.requestId, stepName: 'Agent', userInputMessage: 'Which region?\n\nThe customer is in the EU.' });
       expect(detail.requirements).toHaveLength(1);
       expect(detail.requirements[0]).toMatchObject({ stepId: created.requestId, nodeId: run.nodeId, iterationPath: '', decidedBy: null, resolution: null });
 
@@ -138,6 +172,7 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
       const after = await getRequest(run, created.requestId);
       expect(after).toMatchObject({ status: 'answered', decision: 'approved', response: 'eu-west-1', answeredBy: 'ada' });
       expect(after.decidedAt).not.toBeNull();
+      await expectNotWaiting(run, 'running');
 
       const again = await approve(run, { stepId: created.requestId, resolution: 'confirm' });
       expect(again.status).toBe(409);
@@ -198,12 +233,14 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
     const run = await runningAgent();
     try {
       const created = await askOk(run, { prompt: 'Anyone there?', timeoutSeconds: 1 });
-      const expired = await settled(run, created.requestId);
+      await expectWaitingOn(run, created);
+      const expired = await expire(run, created);
       expect(expired).toMatchObject({ status: 'expired', decision: 'blocked', response: null, answeredBy: null });
       expect(Date.parse(expired.decidedAt)).toBeGreaterThanOrEqual(Date.parse(created.timeoutAt));
       const late = await approve(run, { stepId: created.requestId, resolution: 'confirm' });
       expect(late.status).toBe(409);
       expect(late.body.detail.details).toMatchObject({ decidedBy: 'timeout', resolution: 'cancel' });
+      await expectNotWaiting(run, 'running');
       const detail = (await svc.api.get(runPath(run.workflowId, run.runId))).body;
       expect(detail.status).toBe('running');
       expect(detail.nodeRuns.map((n: any) => [n.nodeName, n.status, n.attempt])).toEqual([['Agent', 'running', 1]]);
@@ -215,7 +252,9 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
   it('cancels the pending requests of a run that is cancelled, and refuses new ones (409)', async () => {
     const run = await runningAgent();
     const created = await askOk(run, { prompt: 'Proceed?' });
+    await expectWaitingOn(run, created);
     await cancel(run);
+    await expectNotWaiting(run, 'cancelled');
     expect(await getRequest(run, created.requestId)).toMatchObject({ status: 'cancelled', decision: 'blocked', response: null, answeredBy: null });
     const detail = (await svc.api.get(runPath(run.workflowId, run.runId))).body;
     expect(detail.requirements[0]).toMatchObject({ stepId: created.requestId, decidedBy: 'run_ended', resolution: 'cancel' });
@@ -257,6 +296,11 @@ describe('POST .../human-requests and GET .../human-requests/{request_id}', () =
     const created = await askOk(run, { prompt: 'While you are here?' });
     const inbox = (await svc.api.get(`/api/v1/approvals?runId=${runId}`)).body.approvals;
     expect(inbox.map((a: any) => a.requirement.stepId)).toEqual([run.nodeId, created.requestId]);
+    // Both wait on a person; the run is parked at its gate, which its runState names.
+    const waiting = (await svc.api.get(runPath(workflowId, runId))).body;
+    expect(waiting.pendingRequirements.map((r: any) => r.stepId)).toEqual([run.nodeId, created.requestId]);
+    expect(waiting.runState).toMatchObject({ state: 'waiting-approval', blocked: { kind: 'approval', nodeId: run.nodeId } });
+    expect(waiting.runState.blocked.requestId).toBeUndefined();
     expect((await approve(run, { stepId: created.requestId, resolution: 'confirm' })).status).toBe(200);
     // A wake-up would have been handed to the engine before the answer: once the engine is idle, it is over.
     await svc.engine.idle();

@@ -2,11 +2,12 @@
  * The bridge's ask_human (issue #8): an agent working in a run step asks a person, the question
  * shows in the approvals inbox, a person answers through /approve (or it expires, or the run ends),
  * and the tool returns the answer. The step context comes from arguments or from the call's
- * `_meta`, as Switchyard's MCP executor sends it.
+ * `_meta`, as Switchyard's MCP executor sends it. While the tool waits, the request is pending on
+ * the run (issue #18 item 7): in `pendingRequirements`, and in the runState (`waiting-approval`).
  */
 import { describe, expect, it } from 'vitest';
 import { ApiKeyVerifier, Authenticator, SCOPES, newApiKey } from '@switchyard/api';
-import type { BridgeClient } from './support/bridge.ts';
+import { bridgeOverStdio, type BridgeClient } from './support/bridge.ts';
 import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { CANVAS, uniqueName, wf, type TestService } from './support/service.ts';
 
@@ -61,6 +62,38 @@ describe('ask_human', () => {
     expect(result.data).toEqual({ requestId: stepId, runId, nodeId: 'agent', iteration: '', status: 'answered', decision: 'approved', response: 'yes, after 5pm', answeredBy: 'grace' });
     // The run went on executing all along.
     expect((await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body.status).toBe('running');
+    await svc.api.post(wf(`/${workflowId}/runs/${runId}/cancel`));
+  });
+
+  it('over stdio: is pending while it waits (run detail, runState waiting-approval with the requestId), /approve answers it, the tool returns the answer', async () => {
+    const stdio = await bridgeOverStdio(svc.baseUrl, ['--api-token', agentKey.key]);
+    const { workflowId, runId } = await busyRun();
+    const asking = stdio.call('ask_human', { runId, nodeId: 'agent', prompt: 'Roll back?', pollSeconds: 0.2 }).finally(() => stdio.close());
+    const stepId = await pendingRequest(runId);
+    for (const path of [wf(`/${workflowId}/runs/${runId}`), `/api/v1/runs/${runId}`]) {
+      const detail = (await svc.api.get(path)).body;
+      expect(detail.status, path).toBe('running');
+      expect(detail.pendingRequirements.map((r: any) => r.stepId), path).toEqual([stepId]);
+      expect(detail.runState, path).toMatchObject({ state: 'waiting-approval', blocked: { kind: 'approval', nodeId: 'agent', requestId: stepId } });
+    }
+    const row = (await svc.api.get(wf(`/${workflowId}/runs`))).body.runs.find((r: any) => r.id === runId);
+    expect(row.runState.blocked).toMatchObject({ requestId: stepId });
+    // The bridge's reads say the same: get_run, and explain_run names the request and how to answer it.
+    const seen = await bridge.call('get_run', { runId });
+    expect(seen.data.run.runState).toMatchObject({ state: 'waiting-approval', blocked: { requestId: stepId } });
+    expect(seen.data.pendingRequirements.map((r: any) => r.stepId)).toEqual([stepId]);
+    const explained = await bridge.call('explain_run', { runId });
+    expect(explained.data.diagnosis).toMatchObject({ state: 'waiting-approval', currentNodeId: 'agent', blockers: [{ kind: 'approval', nodeId: 'agent', stepId }] });
+    const answer = await fetch(`${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/approve`)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${graceKey.key}` },
+      body: JSON.stringify({ stepId, resolution: 'confirm' }),
+    });
+    expect(answer.status).toBe(200);
+    expect((await asking).data).toMatchObject({ requestId: stepId, status: 'answered', decision: 'approved', answeredBy: 'grace' });
+    const after = (await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body;
+    expect(after.pendingRequirements).toEqual([]);
+    expect(after.runState.state).toBe('running');
     await svc.api.post(wf(`/${workflowId}/runs/${runId}/cancel`));
   });
 

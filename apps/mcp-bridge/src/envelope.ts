@@ -77,13 +77,21 @@ const NOT_FOUND: Record<string, ErrorCode> = {
   requirement: 'REQUIREMENT_NOT_FOUND',
 };
 
-/** Maps anything a tool threw to the envelope's error. */
+/**
+ * Maps anything a tool threw to the envelope's error. An API error keeps the API's message and
+ * carries `details: { status, apiError, ...detail.details, problems? }`. A 403 is `FORBIDDEN` with
+ * the API's reason code also as `details.reason` and at the end of the message, e.g. "Only the
+ * gate's approvers may decide step 'ship' (not_an_approver)" with `details.approvers` (issue #18
+ * item 8; the reasons are `permission_denied` with `requiredRole`, `not_an_approver` with
+ * `approvers`, `self_approval_forbidden`, or the scope check's `forbidden`).
+ */
 export function errorOf(error: unknown): EnvelopeError {
   if (error instanceof ToolError) return { code: error.code, message: error.message, details: error.details ?? null };
   if (error instanceof ApiUnavailableError) return { code: 'UNAVAILABLE', message: error.message, details: { url: error.url } };
   if (error instanceof ApiError) {
     const details: Record<string, unknown> = { status: error.status, apiError: error.code, ...(error.body.details ?? {}) };
     if (error.body.problems) details['problems'] = error.body.problems;
+    if (error.status === 403) return { code: 'FORBIDDEN', message: `${error.message} (${error.code})`, details: { ...details, reason: error.code } };
     return { code: codeOf(error), message: error.message, details };
   }
   return { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error), details: null };

@@ -7,7 +7,7 @@ import type { NodeRunRecord, RequirementRecord, RunRecord, WorkflowRecord } from
 import { jsonByteLength } from './json-size.ts';
 import { MAX_ACTIVE_NODE_IDS, type SnapshotBudget } from './response-bounds.ts';
 import { deriveRunState } from './run-state.ts';
-import { ACTIVE_NODE_RUN_STATUSES, type NodeRunStatus } from './run-status.ts';
+import { ACTIVE_NODE_RUN_STATUSES, isTerminalRunStatus, type NodeRunStatus } from './run-status.ts';
 import type { NodeRunDetail, NodeStatusCounts, RequirementRecordView, RunDetail, RunSummary, StepRequirementSummary } from './schemas/run.ts';
 import type { WorkflowDetail, WorkflowSummary } from './schemas/workflow.ts';
 import { countNodes } from './validation.ts';
@@ -161,14 +161,14 @@ export function tallyNodeRuns(nodeRuns: Iterable<{ nodeId: string; status: NodeR
   return tally;
 }
 
-/** The run's RunStateView at `now` (epoch ms), from its status, lease and pending gates. */
+/** The run's RunStateView at `now` (epoch ms), from its status, lease, pending gates and open human requests, and retry waits. */
 export function runStateOf(run: RunViewRecord, now: number): RunDetail['runState'] {
   return deriveRunState({
     runId: run.id,
     status: run.status,
     leaseExpiresAt: run.leaseExpiresAt?.getTime() ?? null,
     heartbeatAt: run.heartbeatAt?.getTime() ?? null,
-    pendingRequirements: pendingRequirementsOf(run).map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString() })),
+    pendingRequirements: pendingRequirementsOf(run).map((r) => ({ stepId: r.stepId, requestedAt: r.requestedAt.toISOString(), phase: r.phase, nodeId: r.nodeId })),
     retryWaits: (run.retryWaits ?? []).map((w) => ({ nodeId: w.nodeId, wakeAt: w.wakeAt.getTime() })),
     now,
   });
@@ -207,9 +207,16 @@ export function toRunSummary(run: RunViewRecord, nodeRuns: NodeRunExcerpt, now: 
   };
 }
 
-/** The gates a run detail lists as pending: the undecided ones, while the run awaits approval. */
+/**
+ * The requirements a run detail lists as pending, in the order raised: its undecided gates while
+ * the run awaits approval, and its open human requests (phase `ask`, undecided) whatever its
+ * status until it ends (issue #18 item 7: an agent's question is pending while the step that asked
+ * it waits). An ended run lists none.
+ */
 export function pendingRequirementsOf(run: Pick<RunRecord, 'status' | 'pendingRequirements'>): RequirementRecord[] {
-  return run.status === 'awaiting_approval' ? undecidedRequirements(run) : [];
+  if (isTerminalRunStatus(run.status)) return [];
+  const gatesToo = run.status === 'awaiting_approval';
+  return undecidedRequirements(run).filter((requirement) => gatesToo || requirement.phase === 'ask');
 }
 
 /** Undecided requirements, in the order they were raised. */
@@ -219,8 +226,8 @@ export function undecidedRequirements(run: Pick<RunRecord, 'pendingRequirements'
 
 /**
  * RunRecord + an excerpt of its node runs -> RunDetail, including `runState` derived at `now`
- * (epoch ms). `pendingRequirements` lists the undecided gates, and only while the run awaits
- * approval (`pendingViews` when the caller built them first, to give them the budget first);
+ * (epoch ms). `pendingRequirements` lists what {@link pendingRequirementsOf} gives: undecided gates
+ * while the run awaits approval, open human requests until it ends (`pendingViews` when the caller built them first, to give them the budget first);
  * `requirements` every gate the run raised, with its decision. Large values are inlined within
  * `budget` (shared with the node runs).
  */

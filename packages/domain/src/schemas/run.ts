@@ -218,13 +218,24 @@ export const NodeRunListQuery = Type.Object({
 export type NodeRunListQuery = Static<typeof NodeRunListQuery>;
 export type NodeRunListResponse = Static<typeof NodeRunListResponse>;
 
-/** RunStateView (run-state.md): the derived "what is this run doing right now". */
+/** RunStateView (run-state.md): the derived "what is this run doing right now" (run-state.ts `deriveRunState`). */
 export const RunStateViewSchema = Type.Object({
   runId: Type.String(),
   state: Type.Enum([...RUN_STATES]),
   blocked: Type.Optional(
     Type.Union([
-      Type.Object({ kind: Type.Literal('approval'), nodeId: Type.String({ description: 'The stepId of the oldest undecided gate' }), requestedAt: Timestamp }),
+      Type.Object(
+        {
+          kind: Type.Literal('approval'),
+          nodeId: Type.String({ description: "The stepId of the oldest undecided gate; for a human request, the asking node's id" }),
+          requestId: Type.Optional(Type.String({ description: 'Human requests only: the id of the oldest open request (answer it with /approve, stepId = requestId)' })),
+          requestedAt: Timestamp,
+        },
+        {
+          description:
+            'A person must act: the oldest undecided gate of a run awaiting approval, or the oldest open human request (an agent asking, e.g. ask_human) of a run whose step waits on it (this wins over a retry backoff)',
+        },
+      ),
       Type.Object({ kind: Type.Literal('timer'), nodeId: Type.String({ description: 'The step waiting in retry backoff' }), wakeAt: Timestamp }),
     ]),
   ),
@@ -295,7 +306,10 @@ export const RunDetail = Type.Object({
   finalOutput: nullable(JsonValue),
   definitionSnapshot: DefinitionSnapshot,
   resolvedDependencies: Type.Array(ResolvedDependency),
-  pendingRequirements: Type.Array(StepRequirementSummary),
+  pendingRequirements: Type.Array(StepRequirementSummary, {
+    description:
+      'What waits on a person now, in the order raised: the undecided gates while the run awaits approval, and the open human requests (agents asking) until the run ends; empty once it has ended',
+  }),
   requirements: Type.Array(RequirementRecordView, { description: 'Every HITL gate the run raised, in order, decided or not, with its decision' }),
 });
 export type RunDetail = Static<typeof RunDetail>;

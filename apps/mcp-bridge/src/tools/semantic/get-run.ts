@@ -7,8 +7,9 @@ export const getRunTool = defineTool({
   title: 'Get a run',
   description:
     'Returns one run in detail: its summary (status, runState, active nodes, counts), its node runs (first 100, with status, attempt, ' +
-    'error), the input and final output, the HITL gates it raised with their decisions (`requirements`; `pendingRequirements` are the ' +
-    'ones waiting now), and its lineage (parentRunId). Use explain_run for a diagnosis of a blocked run.',
+    'error), the input and final output, the HITL gates and human requests it raised with their decisions and who decided each ' +
+    '(`requirements[].decidedBy`, `decidedByUser`; `pendingRequirements` are the ones waiting for a person now), who started and who ' +
+    'cancelled it (`triggeredBy`, `cancelledBy`), and its lineage (parentRunId). Use explain_run for a diagnosis of a blocked run.',
   kind: 'read',
   input: z.object({ runId: id('Run id') }),
   output: z.object({
@@ -17,7 +18,9 @@ export const getRunTool = defineTool({
     finalOutput: z.unknown(),
     nodeRuns: z.array(z.record(z.string(), z.unknown())),
     pendingRequirements: z.array(z.record(z.string(), z.unknown())),
-    requirements: z.array(z.record(z.string(), z.unknown())),
+    requirements: z.array(z.record(z.string(), z.unknown())).describe('Every gate and human request, decided or not, as the API shows them (decidedByUser: who decided)'),
+    triggeredBy: z.unknown().describe('Who started the run, as the API shows it (null when it does not say)'),
+    cancelledBy: z.unknown().describe('Who or what cancelled the run (null when it was not cancelled)'),
     lineage: z.object({ parentRunId: z.string().nullable(), childrenUrl: z.string() }),
   }),
   async run(args, { api }) {
@@ -29,6 +32,8 @@ export const getRunTool = defineTool({
       nodeRuns: run.nodeRuns as unknown as Record<string, unknown>[],
       pendingRequirements: (run.pendingRequirements ?? []) as Record<string, unknown>[],
       requirements: run.requirements ?? [],
+      triggeredBy: run['triggeredBy'] ?? null,
+      cancelledBy: run['cancelledBy'] ?? null,
       lineage: { parentRunId: run.parentRunId, childrenUrl: `/api/v1/workflows/${run.workflowDefinitionId}/runs/${run.id}/children` },
     };
   },

@@ -5,7 +5,7 @@
  * asked and which resolutions fit without a second call.
  */
 import * as z from 'zod/v4';
-import type { ApiClient } from '../../../api-client.ts';
+import type { ApiClient, Query } from '../../../api-client.ts';
 import { ToolError } from '../../../envelope.ts';
 import { APPROVALS, findWorkflowByName, getRun, id } from '../../shared.ts';
 
@@ -55,6 +55,12 @@ export const ApprovalItemSchema = z.object({
   stepOutput: z.unknown().describe('The output under review, or a router suggestion; null when none (or too large: see omittedFields)'),
   omittedFields: z.record(z.string(), z.number()).optional(),
   allowedResolutions: z.array(z.enum(RESOLUTIONS)).describe('The resolutions this gate accepts'),
+  approvers: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .describe('Who may decide it (principals such as user:ada, group:ops), as the API lists them; null: anyone who may operate the workflow'),
+  canDecide: z.boolean().optional().describe('Whether the caller (the bridge\'s credential) may decide it, as the API says; absent when the API does not say'),
   onReject: z.string().describe('What a rejection does: cancel (the run), skip (the node), retry, else_branch'),
   onTimeout: z.string(),
   retryCount: z.number().int(),
@@ -89,7 +95,7 @@ export interface RestRequirement {
   [key: string]: unknown;
 }
 
-/** A row of `GET /api/v1/approvals`. */
+/** A row of `GET /api/v1/approvals` (`approvers`, `canDecide`: issue #18, when the API sends them). */
 export interface RestApproval {
   runId: string;
   workflowId: string;
@@ -102,6 +108,8 @@ export interface RestApproval {
   phase?: string;
   requestedAt: string;
   requirement: RestRequirement;
+  approvers?: string[] | null;
+  canDecide?: boolean;
 }
 
 /**
@@ -175,7 +183,15 @@ export function toApprovalItem(row: RestApproval): ApprovalItem {
     onTimeout: requirement.onTimeout,
     retryCount: requirement.retryCount,
     maxRetries: requirement.maxRetries ?? null,
+    ...accessOf(row),
   };
+}
+
+/** `approvers` and `canDecide` of a row (or of its requirement), only those the API sent. */
+function accessOf(row: RestApproval): Pick<ApprovalItem, 'approvers' | 'canDecide'> {
+  const approvers = row.approvers !== undefined ? row.approvers : (row.requirement['approvers'] as string[] | null | undefined);
+  const canDecide = row.canDecide ?? (row.requirement['canDecide'] as boolean | undefined);
+  return { ...(approvers === undefined ? {} : { approvers }), ...(typeof canDecide === 'boolean' ? { canDecide } : {}) };
 }
 
 /** Filters of the approval tools. */
@@ -185,6 +201,8 @@ export interface ApprovalFilters {
   nodeId?: string;
   iteration?: IterationArg;
   stepId?: string;
+  /** Only the gates the caller may decide (`?mine=true`, issue #18). */
+  mine?: boolean;
 }
 
 /** The filter arguments, as both approval tools take them. */
@@ -197,6 +215,11 @@ export const approvalFilterArgs = {
 
 /** Pages of the inbox read at the most (100 gates each). */
 const MAX_PAGES = 20;
+
+/** The query of one inbox page: the filters the API applies (`mine=true` only when asked). */
+export function inboxQuery(filters: Pick<ApprovalFilters, 'runId' | 'nodeId' | 'mine'>, workflowId: string | undefined, page: number): Query {
+  return { runId: filters.runId, workflowId, nodeId: filters.nodeId, ...(filters.mine ? { mine: true } : {}), page, perPage: 100 };
+}
 
 /**
  * Every pending gate matching `filters` (oldest request first). An unknown `workflowName` is
@@ -213,7 +236,7 @@ export async function findPendingApprovals(api: ApiClient, filters: ApprovalFilt
   const rows: RestApproval[] = [];
   let truncated = false;
   for (let page = 1; ; page++) {
-    const answer = await api.get<{ approvals: RestApproval[]; pagination: { totalPages: number } }>(APPROVALS, { runId: filters.runId, workflowId, nodeId: filters.nodeId, page, perPage: 100 });
+    const answer = await api.get<{ approvals: RestApproval[]; pagination: { totalPages: number } }>(APPROVALS, inboxQuery(filters, workflowId, page));
     rows.push(...answer.approvals);
     if (page >= answer.pagination.totalPages) break;
     if (page >= MAX_PAGES) {

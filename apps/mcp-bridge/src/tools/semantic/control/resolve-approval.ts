@@ -15,6 +15,8 @@ type RecordedRequirement = RestRequirement & {
   nodeId: string;
   requestedAt: string;
   decidedBy: string | null;
+  /** Who decided (issue #18: `{ userId, username, via }`), when the API shows it. */
+  decidedByUser?: unknown;
   decidedAt: string | null;
   rejectionFeedback?: string | null;
   editedOutput?: unknown;
@@ -61,6 +63,7 @@ export const resolveApproval = defineTool({
       userInput: z.record(z.string(), z.unknown()).nullable().describe('The form values applied (confirm applies the defaults)'),
       selectedChoices: z.array(z.string()).nullable(),
       decidedBy: z.string().nullable().describe('human | timeout | run_ended'),
+      decidedByUser: z.unknown().describe('Who decided, as the API records it (null when it does not say)'),
       decidedAt: z.string().nullable(),
       message: z.string(),
     }),
@@ -101,6 +104,7 @@ export const resolveApproval = defineTool({
         userInput: recorded?.userInput ?? null,
         selectedChoices: recorded?.selectedChoices ?? null,
         decidedBy: recorded?.decidedBy ?? null,
+        decidedByUser: recorded?.decidedByUser ?? null,
         decidedAt: recorded?.decidedAt ?? null,
         message: answer.message,
       },
