@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { askOutcomeOf, buildAskRequirement, timeoutDecision, validateDecision, type AskRequest } from './hitl.ts';
 import type { RequirementRecord } from './records.ts';
 
+const ADA = { userId: 'u-ada', username: 'ada', via: 'jwt' } as const;
+const BOB = { userId: 'u-bob', username: 'bob', via: 'jwt' } as const;
+
 const now = new Date('2026-01-01T00:00:00.000Z');
 const ask = (fields: Partial<AskRequest> = {}): RequirementRecord =>
   buildAskRequirement({
@@ -56,22 +59,22 @@ describe('human requests (phase ask)', () => {
 
   it('tell the asking agent how they ended', () => {
     expect(askOutcomeOf(ask())).toEqual({ status: 'pending', decision: null, response: null, answeredBy: null });
-    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: 'ada', resolution: 'user_input', userInput: { response: 'ship it' } }))).toEqual({
+    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: ADA, resolution: 'user_input', userInput: { response: 'ship it' } }))).toEqual({
       status: 'answered',
       decision: 'approved',
       response: 'ship it',
-      answeredBy: 'ada',
+      answeredBy: ADA,
     });
-    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: 'ada', resolution: 'confirm', userInput: {} }))).toMatchObject({ decision: 'approved', response: null });
+    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: ADA, resolution: 'confirm', userInput: {} }))).toMatchObject({ decision: 'approved', response: null });
     expect(askOutcomeOf(decided(ask({ choices: ['a', 'b'] }), { decidedBy: 'human', resolution: 'route_select', selectedChoices: ['b'] }))).toMatchObject({
       status: 'answered',
       response: 'b',
     });
-    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: 'bob', resolution: 'reject', rejectionFeedback: 'not now' }))).toEqual({
+    expect(askOutcomeOf(decided(ask(), { decidedBy: 'human', decidedByUser: BOB, resolution: 'reject', rejectionFeedback: 'not now' }))).toEqual({
       status: 'answered',
       decision: 'blocked',
       response: 'not now',
-      answeredBy: 'bob',
+      answeredBy: BOB,
     });
     const timeout = timeoutDecision(ask({ timeoutSeconds: 1 }));
     expect(timeout).toMatchObject({ resolution: 'cancel', decidedBy: 'timeout' });

@@ -6,7 +6,7 @@
  * manual clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, runStateOf, type WorkflowNodeInput } from '@switchyard/domain';
+import { ConflictError, TIMEOUT_ACTOR, runStateOf, type WorkflowNodeInput } from '@switchyard/domain';
 import pino from 'pino';
 import { systemClock, type Clock } from './clock.ts';
 import { requestDirective, type DirectiveDeps, type DirectiveRequest } from './directives.ts';
@@ -15,6 +15,9 @@ import type { ExecutionControl } from './stop-reason.ts';
 import { TimeoutSweeper } from './sweeper.ts';
 import { ManualClock } from './testing/manual-clock.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
+
+/** The actor of the directives these tests send. */
+const TESTER = { userId: 'tester', username: 'tester', via: 'none' } as const;
 
 const step = (name: string, extra: Partial<WorkflowNodeInput> = {}): WorkflowNodeInput => ({ name, nodeType: 'step', executorKey: 'echo', ...extra });
 const sleeping = (name: string, ms: number) => step(name, { executorKey: 'sleep', config: { ms } });
@@ -33,7 +36,7 @@ const deps = (engine: Pick<RunEngine, 'signal' | 'start'> = h.engine, clock: Clo
 const elsewhere: Pick<RunEngine, 'signal' | 'start'> = { signal: () => null, start: async () => {} };
 
 const direct = (runId: string, directive: DirectiveRequest['directive'], extra: Partial<DirectiveRequest> = {}, engine?: Pick<RunEngine, 'signal' | 'start'>) =>
-  requestDirective(deps(engine), runId, { directive, requestedBy: 'tester', ...extra });
+  requestDirective(deps(engine), runId, { directive, requestedBy: TESTER, ...extra });
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
@@ -145,7 +148,7 @@ describe('a pause that arrives just as the run parks at its gates', () => {
     engine.start(run.id);
     await engine.idle();
     expect((await h.repos.runs.get(run.id))!).toMatchObject({ status: 'paused', pendingDirective: null });
-    await requestDirective(deps(engine), run.id, { directive: 'resume', requestedBy: 'tester' });
+    await requestDirective(deps(engine), run.id, { directive: 'resume', requestedBy: TESTER });
     await engine.idle();
     expect((await h.repos.runs.get(run.id))!).toMatchObject({ status: 'awaiting_approval', pendingDirective: null });
   });
@@ -159,7 +162,7 @@ describe('cancel', () => {
     await started(run.id, 'B');
     const result = await direct(run.id, 'cancel', { reason: 'wrong input' });
     // The answer waited for the execution in this instance to end.
-    expect(result).toMatchObject({ changed: true, message: 'Run cancelled', run: { status: 'cancelled', cancelReason: 'wrong input', cancelledBy: 'tester' } });
+    expect(result).toMatchObject({ changed: true, message: 'Run cancelled', run: { status: 'cancelled', cancelReason: 'wrong input', cancelledBy: TESTER } });
     expect(result!.run.errorSummary).toBe('Cancelled by tester: wrong input');
     const nodeRuns = await nodeRunsByName(run.id);
     expect(nodeRuns.B).toMatchObject({ status: 'cancelled' });
@@ -181,7 +184,7 @@ describe('cancel', () => {
     const retrying = (await h.repos.events.listByRun(run.id)).find((e) => e.type === 'node.retrying')!;
     expect(Date.parse((state.blocked as { wakeAt: string }).wakeAt)).toBe(clock.now().getTime() + (retrying.payload['delayMs'] as number));
 
-    await requestDirective(deps(engine, clock), run.id, { directive: 'cancel', requestedBy: 'tester' });
+    await requestDirective(deps(engine, clock), run.id, { directive: 'cancel', requestedBy: TESTER });
     await engine.idle();
     const cancelled = (await h.repos.runs.get(run.id))!;
     expect(cancelled).toMatchObject({ status: 'cancelled', retryWaits: [] });
@@ -253,7 +256,7 @@ describe('run timeout', () => {
     expect(await sweeper.stopOverdueRuns(clock.now())).toBe(1);
     await h.engine.idle();
     const ended = (await h.repos.runs.get(run.id))!;
-    expect(ended).toMatchObject({ status: 'failed', cancelledBy: 'timeout' });
+    expect(ended).toMatchObject({ status: 'failed', cancelledBy: TIMEOUT_ACTOR });
     expect(ended.errorSummary).toMatch(/^Run timed out: it did not end within its timeoutSeconds \(30 s\)/);
     expect((await nodeRunsByName(run.id)).A!.status).toBe('cancelled');
     expect((await h.repos.events.listByRun(run.id)).map((e) => e.type)).toContain('run.timed_out');

@@ -15,6 +15,9 @@ import { openHarness, type Harness } from './testing/harness.ts';
 import { ManualClock } from './testing/manual-clock.ts';
 import { WebhookServer, hang, json, text, type Responder } from './testing/webhook-server.ts';
 
+/** The actor of the directives these tests send. */
+const TESTER = { userId: 'tester', username: 'tester', via: 'none' } as const;
+
 const SECRET = `tok-${randomBytes(12).toString('hex')}`;
 
 let server: WebhookServer;
@@ -168,7 +171,7 @@ describe('http steps: time limits and cancel', () => {
     const before = server.requests.length;
     const runId = await start(harness, notify({ stepConfig: { timeoutSeconds: 3_600 } }));
     await server.untilRequests(before + 1);
-    const result = await requestDirective({ repos: harness.repos, clock: systemClock, engine: harness.engine }, runId, { directive: 'cancel', requestedBy: 'tester' });
+    const result = await requestDirective({ repos: harness.repos, clock: systemClock, engine: harness.engine }, runId, { directive: 'cancel', requestedBy: TESTER });
     expect(result!.run.status).toBe('cancelled');
     await server.requests[before]!.abandoned;
     const { nodeRun } = await finish(harness, runId);
