@@ -16,6 +16,7 @@ import {
   toWorkflowDetail,
   toWorkflowSummary,
 } from '@switchyard/domain';
+import { callerActor } from '../auth/identity.ts';
 import type { AppServices } from '../services/index.ts';
 import { createWorkflow, deleteWorkflow, requireWorkflow, toggleWorkflow, updateWorkflow } from '../services/workflow-service.ts';
 import { validateDefinition } from '../services/validation-service.ts';
@@ -67,7 +68,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions' },
     },
-    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body))),
+    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body, callerActor(request.identity)))),
   );
 
   app.post(
@@ -100,7 +101,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions' },
     },
-    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body)),
+    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body, callerActor(request.identity))),
   );
 
   app.delete(
@@ -114,7 +115,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
     },
     async (request, reply) => {
-      await deleteWorkflow(services, request.params.workflow_id);
+      await deleteWorkflow(services, request.params.workflow_id, callerActor(request.identity));
       return reply.status(204).send(null);
     },
   );
@@ -130,7 +131,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody },
       },
     },
-    async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled)),
+    async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled, callerActor(request.identity))),
   );
 };
 
