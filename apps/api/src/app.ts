@@ -22,6 +22,7 @@ import edgeLimits, { edgeServerOptions } from './plugins/edge-limits.ts';
 import { Authenticator, NO_AUTH } from './auth/authenticator.ts';
 import { DEFAULT_EDGE, type EdgeConfig } from './config.ts';
 import approvalRoutes from './routes/approvals.ts';
+import auditRoutes from './routes/audit.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
@@ -125,6 +126,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
+  await app.register(auditRoutes, { prefix: '/api/v1', services: options.services });
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;

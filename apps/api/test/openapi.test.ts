@@ -45,6 +45,8 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/runs/{run_id}',
         'GET /api/v1/approvals',
         'GET /api/v1/executors',
+        'GET /api/v1/workflows/{workflow_id}/audit',
+        'GET /api/v1/audit',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events/stream',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
       ].sort(),

@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './access.ts';
+export * from './audit.ts';
 export * from './mapping.ts';
 export * from './run-status.ts';
 export * from './run-state.ts';

@@ -8,6 +8,8 @@ import { ErrorBody, ROLES, WorkflowAccess, WorkflowAccessBody } from '@switchyar
 import type { AppServices } from '../services/index.ts';
 import { getAccess, replaceAccess } from '../services/access-service.ts';
 import { WorkflowParams } from './params.ts';
+import { recordAudit } from '../services/audit-trail.ts';
+import { callerActor } from '../auth/identity.ts';
 
 const tags = ['access'];
 
@@ -59,7 +61,8 @@ const accessRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async
       config: { workflowRole: 'owner', rateLimitGroup: 'definitions' },
     },
     async (request) => {
-      const { after } = await replaceAccess(services, request.params.workflow_id, request.body);
+      const { before, after } = await replaceAccess(services, request.params.workflow_id, request.body);
+      await recordAudit(services, request.params.workflow_id, 'access.changed', callerActor(request.identity), { before, after });
       return { workflowId: request.params.workflow_id, access: after, callerRole: request.workflowRole };
     },
   );

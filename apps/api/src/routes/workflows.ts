@@ -20,7 +20,7 @@ import type { AppServices } from '../services/index.ts';
 import { createWorkflow, deleteWorkflow, requireWorkflow, toggleWorkflow, updateWorkflow } from '../services/workflow-service.ts';
 import { validateDefinition } from '../services/validation-service.ts';
 import { WorkflowParams } from './params.ts';
-import { creatorPrincipal, isAdmin, principalsOf } from '../auth/identity.ts';
+import { callerActor, creatorPrincipal, isAdmin, principalsOf } from '../auth/identity.ts';
 
 const tags = ['workflows'];
 
@@ -69,7 +69,8 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions' },
     },
-    async (request, reply) => reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body, creatorPrincipal(request.identity)))),
+    async (request, reply) =>
+      reply.status(201).send(toWorkflowDetail(await createWorkflow(services, request.body, callerActor(request.identity), creatorPrincipal(request.identity)))),
   );
 
   app.post(
@@ -102,7 +103,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions', workflowRole: 'editor' },
     },
-    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body)),
+    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body, callerActor(request.identity))),
   );
 
   app.delete(
@@ -117,7 +118,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       config: { workflowRole: 'editor' },
     },
     async (request, reply) => {
-      await deleteWorkflow(services, request.params.workflow_id);
+      await deleteWorkflow(services, request.params.workflow_id, callerActor(request.identity));
       return reply.status(204).send(null);
     },
   );
@@ -134,7 +135,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { workflowRole: 'editor' },
     },
-    async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled)),
+    async (request) => toWorkflowDetail(await toggleWorkflow(services, request.params.workflow_id, request.body.enabled, callerActor(request.identity))),
   );
 };
 

@@ -5,6 +5,8 @@
 import {
   NotFoundError,
   creatorAccess,
+  type Actor,
+  type AuditedWorkflowField,
   normalizeCanvas,
   normalizeDefinition,
   normalizeTags,
@@ -16,6 +18,7 @@ import {
 } from '@switchyard/domain';
 import type { WorkflowChanges } from '@switchyard/store';
 import type { AppServices } from './index.ts';
+import { recordAudit } from './audit-trail.ts';
 
 /** The spec's message for triggering a disabled workflow. */
 export const WORKFLOW_DISABLED_MESSAGE = 'Workflow is disabled. Please enable the workflow before triggering a run.';
@@ -46,22 +49,30 @@ export async function runOrNotFound<T>(services: AppServices, workflowId: string
 
 /**
  * Validates and stores a new, disabled definition owned by `creator` (a principal, `user:<sub>`;
- * issue #18: the creator becomes its first owner). 400 on invalid nodes, 409 on a taken name.
+ * issue #18: the creator becomes its first owner), then records `workflow.created` by `actor`
+ * (audit-trail.ts). 400 on invalid nodes, 409 on a taken name.
  */
-export async function createWorkflow(services: AppServices, body: WorkflowCreateBody, creator: string): Promise<WorkflowRecord> {
+export async function createWorkflow(services: AppServices, body: WorkflowCreateBody, actor: Actor, creator: string): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);
   const canvas = normalizeCanvas(body.canvas);
   const tags = normalizeTags(body.tags);
   const access = creatorAccess(creator);
-  return services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, access }, services.clock.now());
+  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, access }, services.clock.now());
+  await recordAudit(services, created.id, 'workflow.created', actor, { name: created.name, version: created.version });
+  return created;
 }
+
+/** The fields whose change bumps `version` (what a run executes, or a reader of its snapshot sees). */
+const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes'];
 
 /**
  * Applies a PUT. Nodes are validated like on create. `version` grows when name, description,
  * canvas or nodes change (what a run executes, or a reader of its snapshot sees); `enabled` and
- * `tags` are metadata and keep it.
+ * `tags` are metadata and keep it. When some field changed, records `workflow.updated` by `actor`
+ * with the versions before and after and the changed fields; a PUT that changes nothing records
+ * nothing.
  */
-export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody): Promise<WorkflowRecord> {
+export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody, actor: Actor): Promise<WorkflowRecord> {
   const current = await requireWorkflow(services, id);
   const changes: WorkflowChanges = {};
   if (body.name !== undefined) changes.name = body.name;
@@ -70,30 +81,45 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
   if (body.nodes !== undefined) changes.nodes = normalizeDefinition(body.nodes, services.checks);
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   if (body.tags !== undefined) changes.tags = normalizeTags(body.tags);
-  const definitionChanged = (['name', 'description', 'canvas', 'nodes'] as const).some(
-    (field) => field in changes && JSON.stringify(changes[field]) !== JSON.stringify(current[field]),
-  );
+  const fields = (Object.keys(changes) as AuditedWorkflowField[]).filter((field) => JSON.stringify(changes[field]) !== JSON.stringify(current[field]));
+  const definitionChanged = fields.some((field) => VERSIONED_FIELDS.includes(field));
   const updated = await services.repos.definitions.update(id, changes, definitionChanged, services.clock.now());
   if (!updated) throw new NotFoundError('workflow');
-  return updated;
-}
-
-/** Sets `enabled`. 404 when the workflow does not exist. */
-export async function toggleWorkflow(services: AppServices, id: string, enabled: boolean): Promise<WorkflowRecord> {
-  const updated = await services.repos.definitions.update(id, { enabled }, false, services.clock.now());
-  if (!updated) throw new NotFoundError('workflow');
+  if (fields.length > 0) {
+    const fromVersion = definitionChanged ? updated.version - 1 : updated.version;
+    await recordAudit(services, id, 'workflow.updated', actor, { fromVersion, toVersion: updated.version, fields });
+  }
   return updated;
 }
 
 /**
- * Deletes a definition with its runs, node runs and run events. Runs of it that this instance is
- * executing are stopped first, so that nothing is written for them afterwards (a run executing
- * on another instance stops at its next heartbeat, when its lease is gone). 404 when it does not
- * exist.
+ * Sets `enabled`; records `workflow.toggled` by `actor` when the value changed (a toggle to the
+ * current value records nothing). 404 when the workflow does not exist.
  */
-export async function deleteWorkflow(services: AppServices, id: string): Promise<void> {
+export async function toggleWorkflow(services: AppServices, id: string, enabled: boolean, actor: Actor): Promise<WorkflowRecord> {
+  const before = await requireWorkflow(services, id);
+  const updated = await services.repos.definitions.update(id, { enabled }, false, services.clock.now());
+  if (!updated) throw new NotFoundError('workflow');
+  if (before.enabled !== enabled) await recordAudit(services, id, 'workflow.toggled', actor, { enabled });
+  return updated;
+}
+
+/**
+ * Deletes a definition with its runs, node runs and run events, and records `workflow.deleted` by
+ * `actor` (the audit trail itself is kept: admins read it with `GET /api/v1/audit`). Runs of it
+ * that this instance is executing are stopped first, so that nothing is written for them
+ * afterwards (a run executing on another instance stops at its next heartbeat, when its lease is
+ * gone). 404 when it does not exist.
+ */
+export async function deleteWorkflow(services: AppServices, id: string, actor: Actor): Promise<void> {
+  const { name } = await requireWorkflow(services, id);
   if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('workflow');
-  const { runs, nodeRuns, events, idempotencyKeys } = services.repos;
-  for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
-  await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id), idempotencyKeys.deleteByWorkflow(id)]);
+  try {
+    await recordAudit(services, id, 'workflow.deleted', actor, { name });
+  } finally {
+    // The definition is gone: its runs go too, even when the audit entry could not be written.
+    const { runs, nodeRuns, events, idempotencyKeys } = services.repos;
+    for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
+    await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id), idempotencyKeys.deleteByWorkflow(id)]);
+  }
 }

@@ -5,12 +5,14 @@ import type { DocumentStore } from '../document-collection.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
 import { NodeRuns } from './node-runs.ts';
 import { RunEvents } from './run-events.ts';
+import { WorkflowAudit } from './workflow-audit.ts';
 import { WorkflowDefinitions } from './workflow-definitions.ts';
 import { WorkflowRuns } from './workflow-runs.ts';
 
 export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
+export { WorkflowAudit, WORKFLOW_AUDIT, type NewAuditEntry } from './workflow-audit.ts';
 export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
 export { WorkflowRuns, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';
@@ -22,6 +24,8 @@ export interface Repositories {
   nodeRuns: NodeRuns;
   events: RunEvents;
   idempotencyKeys: IdempotencyKeys;
+  /** Who changed each workflow's definition or access (kept after the workflow is deleted). */
+  audit: WorkflowAudit;
 }
 
 /** Builds the repositories and creates their indexes (idempotent; call at start). */
@@ -32,6 +36,7 @@ export async function openRepositories(store: DocumentStore): Promise<Repositori
     nodeRuns: new NodeRuns(store),
     events: new RunEvents(store),
     idempotencyKeys: new IdempotencyKeys(store),
+    audit: new WorkflowAudit(store),
   };
   for (const repository of Object.values(repositories)) await repository.ensureIndexes();
   return repositories;
