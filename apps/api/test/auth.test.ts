@@ -18,7 +18,7 @@ import { assertSafeBinding, isLoopback, loadConfig } from '../src/config.ts';
 import type { AppServices } from '../src/services/index.ts';
 
 const ID = '0123456789abcdef01234567';
-const services = { repos: { definitions: { get: async () => null }, runs: { get: async () => null, getInWorkflow: async () => null } } } as unknown as AppServices;
+const services = { repos: { definitions: { get: async () => null, accessOf: async () => null }, runs: { get: async () => null, workflowIdOf: async () => null, getInWorkflow: async () => null } } } as unknown as AppServices;
 
 const apps: FastifyInstance[] = [];
 async function app(options: Omit<BuildAppOptions, 'services'>): Promise<FastifyInstance> {

@@ -361,6 +361,7 @@ describe('rate limits', () => {
       'createHumanRequest',
       'createWorkflow',
       'pauseRun',
+      'replaceWorkflowAccess',
       'replayRun',
       'rerunNode',
       'resumeRun',
