@@ -69,6 +69,8 @@ describe('event streams', () => {
       nodes: [echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } })],
     });
     await svc.waitForRun(workflowId, runId, { until: ['awaiting_approval'] });
+    // Every caller of these tests may watch it (issue #18: streams need the viewer role).
+    await svc.share(workflowId, { viewers: ['*'] });
     streamUrl = `${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/events/stream`)}`;
     user = await token('watcher', 3600);
   });
@@ -99,6 +101,7 @@ describe('event streams', () => {
   it('frees a place when a stream ends, though its keep-alive connection stays open', async () => {
     const { workflowId, runId } = await svc.startRun({ name: uniqueName('sse-ended'), canvas: CANVAS, nodes: [echoStep('A')] });
     await svc.waitForRun(workflowId, runId);
+    await svc.share(workflowId, { viewers: ['*'] });
     const endedRunStream = `${svc.baseUrl}${wf(`/${workflowId}/runs/${runId}/events/stream`)}`;
     const reader = await token('sequential-reader', 3600);
     // Each stream of an ended run ends by itself after its final event; fetch reuses the connection.

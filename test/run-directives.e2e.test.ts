@@ -110,7 +110,7 @@ describe('POST .../cancel', () => {
     // The answer waited for the abort (a 120 s operation), not for the operation.
     expect(cancelled.body).toMatchObject({ runId, status: 'cancelled', changed: true, pendingDirective: null, stepsCompleted: 0 });
     const run = (await svc.api.get(runPath(workflowId, runId))).body;
-    expect(run).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed', cancelledBy: 'e2e-client', errorSummary: 'Cancelled by e2e-client: no longer needed' });
+    expect(run).toMatchObject({ status: 'cancelled', cancelReason: 'no longer needed', cancelledBy: { userId: 'e2e-client', username: null, via: 'proxy' }, errorSummary: 'Cancelled by e2e-client: no longer needed' });
     expect(run.nodeRuns.map((n: any) => [n.nodeName, n.status])).toEqual([['long', 'cancelled']]);
     expect(run.runState.state).toBe('cancelled');
   });
@@ -139,10 +139,11 @@ describe('POST .../cancel', () => {
   it('records who cancelled from the identity headers', async () => {
     const { workflowId, runId } = await svc.startRun({ name: uniqueName('cancel-who'), canvas: CANVAS, nodes: [gated('A')] });
     await svc.waitForGate(workflowId, runId);
+    await svc.share(workflowId, { operators: ['user:u-ada'] });
     const response = await fetch(`${svc.baseUrl}${runPath(workflowId, runId, '/cancel')}`, { method: 'POST', headers: { ...PROXY_HEADERS, 'x-switchyard-user-id': 'u-ada', 'x-switchyard-username': 'ada' } });
     expect(response.status).toBe(200);
     const run = (await svc.api.get(runPath(workflowId, runId))).body;
-    expect(run).toMatchObject({ status: 'cancelled', cancelledBy: 'ada', cancelReason: null, errorSummary: 'Cancelled by ada' });
+    expect(run).toMatchObject({ status: 'cancelled', cancelledBy: { userId: 'u-ada', username: 'ada', via: 'proxy' }, cancelReason: null, errorSummary: 'Cancelled by ada' });
     expect(run.requirements[0]).toMatchObject({ decidedBy: 'run_ended' });
   });
 
@@ -182,7 +183,7 @@ describe('trigger option timeoutSeconds', () => {
     const triggered = await svc.trigger(workflow.id, { timeoutSeconds: 1 });
     expect(triggered.status).toBe(202);
     const run = await svc.waitForRun(workflow.id, triggered.body.runId);
-    expect(run).toMatchObject({ status: 'failed', timeoutSeconds: 1, cancelledBy: 'timeout' });
+    expect(run).toMatchObject({ status: 'failed', timeoutSeconds: 1, cancelledBy: { userId: null, username: 'timeout', via: 'system' } });
     expect(run.errorSummary).toMatch(/^Run timed out/);
     expect(Date.parse(run.deadlineAt) - Date.parse(run.startedAt)).toBe(1_000);
     expect(run.nodeRuns[0].status).toBe('cancelled');

@@ -350,6 +350,7 @@ describe('run list', () => {
       pendingDirective: null,
       cancelReason: null,
       cancelledBy: null,
+      triggeredBy: { userId: 'anonymous', username: null, via: 'none' },
       timeoutSeconds: null,
       deadlineAt: null,
       nodeRuns: [expect.objectContaining({ nodeName: 'Maybe', status: 'completed', workflowRunId: runIds[4] })],

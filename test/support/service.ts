@@ -136,6 +136,11 @@ export interface TestService {
   createWorkflow(body: Record<string, unknown>): Promise<any>;
   /** POST /workflows/{id}/toggle with enabled=true; throws unless 200. */
   enable(id: string): Promise<any>;
+  /**
+   * PUT /workflows/{id}/access as the service's own caller (issue #18): keeps it an owner and
+   * adds `roles` (e.g. `{ viewers: ['*'] }`); throws unless 200.
+   */
+  share(id: string, roles: { editors?: string[]; operators?: string[]; viewers?: string[]; owners?: string[] }): Promise<any>;
   /** POST /workflows/{id}/runs; returns the raw response (202 expected). */
   trigger(id: string, body?: Record<string, unknown>): Promise<ApiResponse>;
   /** Polls the run detail every `pollMs` (20 ms) until its status is in `until`; throws with the last status on timeout. */
@@ -301,6 +306,15 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       async enable(id) {
         const response = await api.post(wf(`/${id}/toggle`), { enabled: true });
         if (response.status !== 200) throw new Error(`enable workflow failed: ${describeResponse(response)}`);
+        return response.body;
+      },
+      async share(id, roles) {
+        const current = await api.get(wf(`/${id}/access`));
+        if (current.status !== 200) throw new Error(`read access failed: ${describeResponse(current)}`);
+        const access = current.body.access as Record<string, string[]>;
+        const body = { ...access, ...roles, owners: [...new Set([...access.owners!, ...(roles.owners ?? [])])] };
+        const response = await api.put(wf(`/${id}/access`), body);
+        if (response.status !== 200) throw new Error(`share workflow failed: ${describeResponse(response)}`);
         return response.body;
       },
       trigger(id, body) {

@@ -74,7 +74,8 @@ export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
 
 /** What a run stores of its caller: user id, name, scopes and how it was identified; never the credential. */
 export function triggeringIdentity(identity: CallerIdentity): TriggeringIdentity {
-  return { userId: identity.userId, username: identity.username, scopes: [...identity.scopes], via: identity.method };
+  const { userId, username, via } = callerActor(identity);
+  return { userId, username, scopes: [...identity.scopes], via: via === 'system' ? 'none' : via };
 }
 
 /** The scope that acts as owner of every workflow (issue #18). */
