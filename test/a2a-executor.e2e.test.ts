@@ -100,6 +100,8 @@ function askStep(extra: Record<string, unknown> = {}): Record<string, unknown> {
 async function trigger(nodes: unknown[], initialInput: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ workflowId: string; runId: string }> {
   const created = await svc.createWorkflow({ name: uniqueName('a2a'), canvas: CANVAS, nodes });
   await svc.enable(created.id);
+  // Whoever the headers name may run it (issue #18: per-workflow roles).
+  await svc.share(created.id, { operators: ['*'] });
   const response = await fetch(`${svc.baseUrl}${wf(`/${created.id}/runs`)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...PROXY_HEADERS, ...headers },

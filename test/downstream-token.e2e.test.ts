@@ -104,6 +104,8 @@ describe('downstream tokens', () => {
     expect(created.status).toBe(201);
     const workflowId = created.body.id as string;
     expect((await call('POST', wf(`/${workflowId}/toggle`), ada, { enabled: true })).status).toBe(200);
+    // grace decides the gate: an operator of the workflow (issue #18).
+    expect((await call('PUT', wf(`/${workflowId}/access`), ada, { owners: ['user:u-ada'], operators: ['user:u-grace'] })).status).toBe(200);
     const triggered = await call('POST', wf(`/${workflowId}/runs`), ada, {});
     expect(triggered.status).toBe(202);
     const runId = triggered.body.runId as string;

@@ -424,6 +424,8 @@ describe('a run held at a gate', () => {
       timeoutAt: null,
       onTimeout: 'cancel',
       onReject: 'skip',
+      approvers: null,
+      allowSelfApproval: true,
     });
     expect(byName(run)['Prepare']).toMatchObject({ status: 'completed', attempt: 1 });
     expect(byName(run)['Send Welcome Email']).toMatchObject({ status: 'awaiting_approval', nodeId: gateNode.id });

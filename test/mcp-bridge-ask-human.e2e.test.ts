@@ -59,7 +59,7 @@ describe('ask_human', () => {
     });
     expect(answer.status).toBe(200);
     const result = await asking;
-    expect(result.data).toEqual({ requestId: stepId, runId, nodeId: 'agent', iteration: '', status: 'answered', decision: 'approved', response: 'yes, after 5pm', answeredBy: 'grace' });
+    expect(result.data).toEqual({ requestId: stepId, runId, nodeId: 'agent', iteration: '', status: 'answered', decision: 'approved', response: 'yes, after 5pm', answeredBy: 'grace', answeredByUser: { userId: 'api-key:grace', username: 'grace', via: 'api-key' } });
     // The run went on executing all along.
     expect((await svc.api.get(wf(`/${workflowId}/runs/${runId}`))).body.status).toBe('running');
     await svc.api.post(wf(`/${workflowId}/runs/${runId}/cancel`));

@@ -261,7 +261,7 @@ describe('orchestrator run_workflow', () => {
     expect(ran.data.error_message).toMatch(/time/i);
     expect(ran.data.step_results[0]).toMatchObject({ step_name: 'A', status: 'completed' });
     const run = await svc.api.get(`/api/v1/runs/${ran.data.workflow_id}`);
-    expect(run.body).toMatchObject({ status: 'failed', cancelledBy: 'timeout' });
+    expect(run.body).toMatchObject({ status: 'failed', cancelledBy: { userId: null, username: 'timeout', via: 'system' } });
     expect(ran.data.execution_time).toBeGreaterThanOrEqual(1);
 
     const first = uniqueName('orch-gate-first');
@@ -308,18 +308,21 @@ describe('orchestrator run_workflow', () => {
 
 describe('the "partial" rule (orchestrator/outcome.ts)', () => {
   it('success when completed; partial when stopped from outside or unfinished after a completed step; failed otherwise', () => {
-    const cases: Array<[string, string | null, number, string]> = [
+    const timeout = { userId: null, username: 'timeout', via: 'system' };
+    const person = { userId: 'u-ada', username: 'ada', via: 'jwt' };
+    const cases: Array<[string, unknown, number, string]> = [
       ['completed', null, 2, 'success'],
       ['failed', null, 2, 'failed'], // a step failed for good
-      ['failed', 'timeout', 1, 'partial'],
-      ['failed', 'timeout', 0, 'failed'],
-      ['cancelled', 'api', 1, 'partial'],
-      ['cancelled', 'api', 0, 'failed'],
+      ['failed', timeout, 1, 'partial'],
+      ['failed', timeout, 0, 'failed'],
+      ['failed', 'timeout', 1, 'partial'], // a run stored before #18 names its canceller
+      ['cancelled', person, 1, 'partial'],
+      ['cancelled', person, 0, 'failed'],
       ['awaiting_approval', null, 1, 'partial'], // the wait ended at a human gate
       ['running', null, 0, 'failed'],
     ];
     for (const [status, cancelledBy, completed, expected] of cases) {
-      expect(outcomeOf({ status, cancelledBy }, completed), `${status}/${cancelledBy}/${completed}`).toBe(expected);
+      expect(outcomeOf({ status, cancelledBy }, completed), `${status}/${JSON.stringify(cancelledBy)}/${completed}`).toBe(expected);
     }
   });
 

@@ -24,7 +24,7 @@
  *   complete and no step completed.
  * - `partial`: the run did not complete and did not fail by itself, and at least one step
  *   completed: it was cancelled, it was stopped at its `timeout` (the API ends it `failed` with
- *   `cancelledBy: "timeout"`), or the wait ended with the run unfinished (running, paused, or
+ *   `cancelledBy: { username: "timeout", via: "system" }`), or the wait ended with the run unfinished (running, paused, or
  *   waiting at a human gate).
  */
 import * as z from 'zod/v4';
@@ -82,10 +82,17 @@ export async function stepsOf(api: ApiClient, run: RestRun, nowMs: number): Prom
   };
 }
 
+/** True when `cancelledBy` is the timeout: the actor `{ username: "timeout", via: "system" }` (a name before #18). */
+function stoppedByTimeout(cancelledBy: unknown): boolean {
+  if (cancelledBy === 'timeout') return true;
+  const actor = cancelledBy as { username?: unknown; via?: unknown } | null | undefined;
+  return actor?.via === 'system' && actor.username === 'timeout';
+}
+
 /** The "partial" rule (module comment). */
 export function outcomeOf(run: Pick<RestRun, 'status'> & { cancelledBy?: unknown }, stepsCompleted: number): OrchestratorStatus {
   if (run.status === 'completed') return 'success';
-  const failedByItself = run.status === 'failed' && run.cancelledBy !== 'timeout';
+  const failedByItself = run.status === 'failed' && !stoppedByTimeout(run.cancelledBy);
   return failedByItself || stepsCompleted === 0 ? 'failed' : 'partial';
 }
 

@@ -13,7 +13,15 @@ interface HumanRequest {
   status: 'pending' | 'answered' | 'cancelled' | 'expired';
   decision: 'approved' | 'blocked' | null;
   response: unknown;
-  answeredBy: string | null;
+  /** Who answered (issue #18): `{ userId, username, via }`. */
+  answeredBy: AnsweringActor | null;
+}
+
+/** The actor the API records for an answer. */
+interface AnsweringActor {
+  userId: string | null;
+  username: string | null;
+  via: string;
 }
 
 export const askHuman = defineTool({
@@ -44,7 +52,11 @@ export const askHuman = defineTool({
     status: z.enum(['answered', 'cancelled', 'expired', 'aborted']),
     decision: z.enum(['approved', 'blocked']),
     response: z.unknown(),
-    answeredBy: z.string().nullable(),
+    answeredBy: z.string().nullable().describe("Who answered, by name (spec mcp-semantic-tools.md): the person's display name, else their user id"),
+    answeredByUser: z
+      .object({ userId: z.string().nullable(), username: z.string().nullable(), via: z.string() })
+      .nullable()
+      .describe('Who answered, with the stable user id (issue #18)'),
   }),
   async run(args, context) {
     const caller = callerStep(context.meta);
@@ -74,7 +86,7 @@ export const askHuman = defineTool({
         await context.sleep(pollMs, context.signal);
       } catch {
         // The caller gave up (its call was cancelled): the request stays in the inbox.
-        return { requestId: created.requestId, runId, nodeId, iteration: iterationPath, status: 'aborted' as const, decision: 'blocked' as const, response: null, answeredBy: null };
+        return { requestId: created.requestId, runId, nodeId, iteration: iterationPath, status: 'aborted' as const, decision: 'blocked' as const, response: null, answeredBy: null, answeredByUser: null };
       }
       current = await context.api.get<HumanRequest>(path);
     }
@@ -86,7 +98,8 @@ export const askHuman = defineTool({
       status: current.status,
       decision: current.decision ?? 'blocked',
       response: current.response ?? null,
-      answeredBy: current.answeredBy,
+      answeredBy: current.answeredBy === null ? null : (current.answeredBy.username ?? current.answeredBy.userId),
+      answeredByUser: current.answeredBy,
     };
   },
 });
