@@ -37,7 +37,11 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   401:
     'Not authenticated (`authentication_required`): no credential, or one that does not verify (expired, bad signature, unknown API key); ' +
     'answered only when authentication is on (SWITCHYARD_AUTH)',
-  403: 'Permission denied (`permission_denied`): the caller lacks the scope this operation requires (`detail.details.requiredScope`)',
+  403:
+    'Permission denied. `permission_denied`: the caller lacks the scope this operation requires (`detail.details.requiredScope`), or its ' +
+    'role on the workflow is too low (`detail.details: { requiredRole, workflowId }`; roles: viewer < operator < editor < owner, ' +
+    'docs/guide/access-control.md). Deciding a gate: `not_an_approver` (the gate names its approvers, `detail.details.approvers`) or ' +
+    '`self_approval_forbidden` (four-eyes: the run\'s trigger may not decide it)',
   404: 'Not found (`resource_not_found`): `detail.resource` says what does not exist',
   406: 'Not acceptable (`invalid_request`): the Accept header does not allow the response type',
   409:

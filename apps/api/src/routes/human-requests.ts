@@ -36,7 +36,8 @@ const humanRequestRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
           "(not in the run's definitionSnapshot). Bounds: `prompt` ≤ 8 KiB, `context` ≤ 32 KiB, `choices` ≤ 32 KiB and the request as stored " +
           '(prompt and context count twice) ≤ 64 KiB, bytes of JSON, else 400 naming the field (`detail.details.field`); 409 `limit_reached` ' +
           'when the run has too many open human requests (default 100), stores too many requirements (default 1 000) or its document would ' +
-          'grow past its budget for human requests (default 8 MiB; `detail.details.limit` says which); counted in the approvals rate limit (429).',
+          'grow past its budget for human requests (default 8 MiB; `detail.details.limit` says which); counted in the approvals rate limit (429). ' +
+          "`approvers` (principals) name who alone may answer; without them the workflow's operators may (docs/guide/access-control.md).",
         params: RunParams,
         body: HumanRequestBody,
         response: { 201: HumanRequest, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
