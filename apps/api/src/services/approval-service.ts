@@ -5,8 +5,8 @@
  * Status codes (documented in docs/guide/hitl.md and docs/reference/http-api.md):
  * - 404: the workflow or run does not exist, or the run never had a requirement for `stepId`;
  * - 409: the run has ended, or the requirement is already decided — whether the other decision
- *   came long before or a moment before (a lost race). Every loser gets 409, so a client can
- *   refetch the run to show the winning decision;
+ *   came long before or a moment before (a lost race). Every loser allowed to decide the gate gets
+ *   409, so a client can refetch the run to show the winning decision; one who may not gets its 403;
  * - 409 `document_too_large`: the store refuses the decision because the run document would grow
  *   over 16 MiB (nothing is recorded; a smaller decision may fit);
  * - 400: the resolution does not fit the requirement, or its payload is missing, invalid, or over
@@ -51,7 +51,8 @@ export async function resolveRequirement(services: AppServices, workflowId: stri
   if (!requirement) {
     const latest = (await services.repos.runs.latestGateOf(run.id, body.stepId))?.gate;
     if (!latest) throw new NotFoundError('requirement', { name: `Requirement for step '${body.stepId}'`, details: { stepId: body.stepId } });
-    throw alreadyDecided(latest);
+    // A caller who may not decide the gate hears so (403) whether or not someone decided it first.
+    throw decisionRefusal(decider, run, latest) ?? alreadyDecided(latest);
   }
   const refusal = decisionRefusal(decider, run, requirement);
   if (refusal) throw refusal;
