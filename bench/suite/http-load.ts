@@ -11,6 +11,13 @@ export interface LoadRequest {
   readonly path: string;
   /** JSON body, sent with `content-type: application/json`. */
   readonly body?: string;
+  /** More request headers (e.g. `authorization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The headers of `request`: its own, plus the JSON content type when it has a body. */
+function headersOf(request: LoadRequest): Record<string, string> {
+  return { ...request.headers, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) };
 }
 
 /** Options of {@link runLoad}. */
@@ -55,9 +62,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const deadline = started + options.durationMs;
   const connection = async () => {
     while (issued < options.maxRequests && performance.now() < deadline) {
-      const { method, path, body } = options.request(issued++);
+      const request = options.request(issued++);
       const t0 = performance.now();
-      const response = await pool.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+      const response = await pool.request({ method: request.method, path: request.path, body: request.body, headers: headersOf(request) });
       await response.body.dump();
       latenciesMs.push(performance.now() - t0);
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
@@ -85,9 +92,9 @@ export function openPool(origin: string, connections: number): Pool {
  */
 export async function sendAtOnce(pool: Pool, requests: readonly LoadRequest[]): Promise<Array<{ status: number; ms: number; text: string }>> {
   return Promise.all(
-    requests.map(async ({ method, path, body }) => {
+    requests.map(async (request) => {
       const t0 = performance.now();
-      const response = await pool.request({ method, path, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } });
+      const response = await pool.request({ method: request.method, path: request.path, body: request.body, headers: headersOf(request) });
       const text = await response.body.text();
       return { status: response.statusCode, ms: performance.now() - t0, text };
     }),
