@@ -35,8 +35,10 @@ async function killHard(child: ChildProcess): Promise<void> {
 function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/api/src/server.ts')], {
     cwd: ROOT,
-    // The embedded store's durability is what this test is about, also when MONGODB_URI is set.
-    env: { ...process.env, MONGODB_URI: '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SWITCHYARD_LEASE_MS: '1000', SWITCHYARD_RECOVERY_INTERVAL_MS: '200' },
+    // The embedded store's durability is what this test is about, also when MONGODB_URI is set. A
+    // 3 s lease: short enough for a quick takeover after the kill, long enough that a heartbeat
+    // delayed by a loaded machine (the full suite on 2 cores) does not lose it and run a step twice.
+    env: { ...process.env, MONGODB_URI: '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', SWITCHYARD_LEASE_MS: '3000', SWITCHYARD_RECOVERY_INTERVAL_MS: '200' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

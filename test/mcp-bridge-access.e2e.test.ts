@@ -80,4 +80,38 @@ describe('the bridge with per-workflow access', () => {
     expect(read.ok).toBe(false);
     expect(read.error).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'permission_denied', requiredRole: 'viewer', workflowId: created.id } });
   });
+
+  it('ask_human with approvers: only the named person may answer; the tool returns who did', async () => {
+    const created = await svc.createWorkflow({
+      name: uniqueName('ask-approvers'),
+      canvas: CANVAS,
+      nodes: [{ id: 'agent', name: 'Agent', nodeType: 'step', executorKey: 'sleep', config: { ms: 60_000 } }],
+    });
+    await svc.enable(created.id);
+    await svc.share(created.id, { operators: ['user:bob'], viewers: ['group:finance'] });
+    const runId = (await svc.trigger(created.id, {})).body.runId as string;
+    await svc.waitForRun(created.id, runId, { until: ['running'] });
+    const asking = asBob.call('ask_human', { runId, nodeId: 'agent', prompt: 'Refund 500 EUR?', approvers: ['user:carol'], pollSeconds: 0.2 });
+
+    let requestId = '';
+    for (let i = 0; i < 500 && requestId === ''; i++) {
+      const pending = (await svc.api.get(wf(`/${created.id}/runs/${runId}`))).body.pendingRequirements as Array<{ stepId: string; approvers: string[] | null }>;
+      if (pending.length > 0) {
+        expect(pending[0]!.approvers).toEqual(['user:carol']);
+        requestId = pending[0]!.stepId;
+      } else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const approve = (key: string) =>
+      fetch(`${svc.baseUrl}${wf(`/${created.id}/runs/${runId}/approve`)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ stepId: requestId, resolution: 'user_input', userInput: { response: 'yes' } }),
+      });
+    const refused = await approve(bob.key);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { detail: { error: string } }).detail.error).toBe('not_an_approver');
+    expect((await approve(carol.key)).status).toBe(200);
+    expect((await asking).data).toMatchObject({ status: 'answered', response: 'yes', answeredBy: 'carol', answeredByUser: { userId: 'carol', username: 'carol', via: 'api-key' } });
+    await svc.api.post(wf(`/${created.id}/runs/${runId}/cancel`), {});
+  });
 });

@@ -38,6 +38,12 @@ export const askHuman = defineTool({
     prompt: z.string().min(1).max(4000).describe('The question or decision to put to a person'),
     context: z.string().max(20_000).optional().describe('Extra context shown with the prompt'),
     choices: z.array(z.string().min(1)).min(1).max(50).optional().describe('Fixed answers; the person picks one'),
+    approvers: z
+      .array(z.string().min(1).max(206))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("Who alone may answer: principals `user:<id>`, `group:<name>` or `*`; default the workflow's operators"),
     runId: z.string().regex(/^[0-9a-f]{24}$/i).optional().describe('Run to attach to (default: the calling step\'s run)'),
     nodeId: z.string().min(1).optional().describe('Node to attach to (default: the calling step)'),
     iteration: z.string().optional().describe("Iteration path inside loops, e.g. '2' (default: the calling step's, else '')"),
@@ -76,6 +82,7 @@ export const askHuman = defineTool({
       prompt: args.prompt,
       ...(args.context === undefined ? {} : { context: args.context }),
       ...(args.choices === undefined ? {} : { choices: args.choices }),
+      ...(args.approvers === undefined ? {} : { approvers: args.approvers }),
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
     });
     const path = `${base}/${encodeURIComponent(created.requestId)}`;
