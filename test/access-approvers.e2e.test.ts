@@ -212,7 +212,7 @@ describe('four-eyes (allowSelfApproval: false)', () => {
     expect(run.requirements.find((r: any) => r.stepId === stepId).decidedByUser).toMatchObject({ userId: 'dave' });
   });
 
-  it("in a retry's child run the retrier is the trigger: dave retries carol's cancelled run, so dave may not decide the child's gate and carol may", async () => {
+  it("in a retry's child run the retrier and the source's trigger are both triggers: neither decides, a third approver does", async () => {
     const workflowId = await gatedWorkflow({ approvers: ['group:finance'], allowSelfApproval: false }, { operators: ['user:carol', 'user:dave'], viewers: ['group:finance'] });
     const parent = await parkedRun(workflowId, carol);
     expect((await as(alice, 'POST', runPath(workflowId, parent.runId, '/cancel'), { reason: 'retry it' })).status).toBe(200);
@@ -227,13 +227,79 @@ describe('four-eyes (allowSelfApproval: false)', () => {
     expect(child.triggeredBy).toEqual({ userId: 'dave', username: 'dave-name', via: 'jwt' });
     const stepId = child.pendingRequirements[0].stepId as string;
 
+    // dave made the child; carol wrote its input (the retry keeps the source's): a second person means someone else.
     expectRefusal(await decide(dave, workflowId, childId, stepId), 'self_approval_forbidden');
+    expectRefusal(await decide(carol, workflowId, childId, stepId), 'self_approval_forbidden');
     await expectUntouched(workflowId, childId, stepId);
-    const confirmed = await decide(carol, workflowId, childId, stepId);
+    const frank = await person('frank', ['finance']);
+    const confirmed = await decide(frank, workflowId, childId, stepId);
     expect(confirmed.status, confirmed.text).toBe(200);
     const done = await svc.waitForRun(workflowId, childId);
     expect(done.status).toBe('completed');
-    expect(done.requirements.find((r: any) => r.stepId === stepId).decidedByUser).toMatchObject({ userId: 'carol' });
+    expect(done.requirements.find((r: any) => r.stepId === stepId).decidedByUser).toMatchObject({ userId: 'frank' });
+  });
+
+  it('a full retry does not replay a four-eyes decision into a run its decider now triggered: the gate is asked again', async () => {
+    // The gated step fails after dave approved it (carol triggered): a full retry replays the
+    // decisions of steps that did not complete — but not dave's into dave's own retry.
+    const created = await svc.createWorkflow({
+      name: uniqueName('approvers-replay'),
+      canvas: CANVAS,
+      nodes: [
+        {
+          name: 'Pay',
+          nodeType: 'step',
+          executorKey: 'flaky',
+          stepConfig: { maxRetries: 0 },
+          humanReview: { requiresConfirmation: true, approvers: ['group:finance'], allowSelfApproval: false },
+        },
+      ],
+    });
+    const workflowId = created.id as string;
+    await svc.enable(workflowId);
+    await svc.share(workflowId, { operators: ['user:carol', 'user:dave'], viewers: ['group:finance'] });
+    const parent = await parkedRun(workflowId, carol);
+    expect((await decide(dave, workflowId, parent.runId, parent.stepId)).status).toBe(200);
+    expect((await svc.waitForRun(workflowId, parent.runId)).status).toBe('failed');
+
+    const retried = await as(dave, 'POST', runPath(workflowId, parent.runId, '/retry'));
+    expect(retried.status, retried.text).toBe(202);
+    const childId = retried.body.runId as string;
+    parked.push({ workflowId, runId: childId });
+    const child = await svc.waitForGate(workflowId, childId);
+    expect(child.pendingRequirements).toHaveLength(1);
+    expect(child.requirements.some((r: any) => r.decidedByUser?.userId === 'dave')).toBe(false);
+    const stepId = child.pendingRequirements[0].stepId as string;
+    expectRefusal(await decide(dave, workflowId, childId, stepId), 'self_approval_forbidden');
+    expectRefusal(await decide(carol, workflowId, childId, stepId), 'self_approval_forbidden');
+  });
+
+  it('a full retry by someone outside the lineage replays the earlier four-eyes decision: nothing is asked again', async () => {
+    const created = await svc.createWorkflow({
+      name: uniqueName('approvers-replay-kept'),
+      canvas: CANVAS,
+      nodes: [
+        {
+          name: 'Pay',
+          nodeType: 'step',
+          executorKey: 'flaky',
+          stepConfig: { maxRetries: 0 },
+          humanReview: { requiresConfirmation: true, approvers: ['group:finance'], allowSelfApproval: false },
+        },
+      ],
+    });
+    const workflowId = created.id as string;
+    await svc.enable(workflowId);
+    await svc.share(workflowId, { operators: ['user:carol', 'user:bob'], viewers: ['group:finance'] });
+    const parent = await parkedRun(workflowId, carol);
+    expect((await decide(dave, workflowId, parent.runId, parent.stepId)).status).toBe(200);
+    expect((await svc.waitForRun(workflowId, parent.runId)).status).toBe('failed');
+
+    const retried = await as(bob, 'POST', runPath(workflowId, parent.runId, '/retry'));
+    expect(retried.status, retried.text).toBe(202);
+    const done = await svc.waitForRun(workflowId, retried.body.runId as string);
+    expect(done.status).toBe('failed'); // the step ran again (and failed again) without a new question
+    expect(done.requirements).toEqual([expect.objectContaining({ decidedByUser: expect.objectContaining({ userId: 'dave' }) })]);
   });
 });
 

@@ -42,10 +42,20 @@ function show(response: CallResult): string {
   return `${response.status} ${JSON.stringify(response.body).slice(0, 600)}`;
 }
 
-/** Asserts the 403 of a caller lacking `requiredRole` on `workflowId`. */
-function expectRoleDenied(response: CallResult, requiredRole: Role, workflowId: string, label: string): void {
+/**
+ * Asserts the 403 of a caller lacking `requiredRole` on `workflowId`. A run addressed alone
+ * (`/api/v1/runs/{run_id}`, `path`) names the run, never its workflow: a caller without a role is
+ * not told which workflow it belongs to.
+ */
+function expectRoleDenied(response: CallResult, requiredRole: Role, workflowId: string, label: string, path = ''): void {
   expect(response.status, `${label}: ${show(response)}`).toBe(403);
-  expect(response.body.detail, label).toMatchObject({ error: 'permission_denied', details: { requiredRole, workflowId } });
+  const runAlone = new RegExp(`^${ROOT}/runs/([0-9a-f]{24})$`).exec(path);
+  if (runAlone) {
+    expect(response.body.detail.details, label).toEqual({ requiredRole, runId: runAlone[1] });
+    expect(JSON.stringify(response.body), label).not.toContain(workflowId);
+  } else {
+    expect(response.body.detail, label).toMatchObject({ error: 'permission_denied', details: { requiredRole, workflowId } });
+  }
   expect(response.body.detail.message, label).toBe(`Caller lacks ${requiredRole.toUpperCase()} permission on the workflow`);
 }
 
@@ -357,7 +367,7 @@ describe('every operation × every role', () => {
           expect(response.status, `${label}: ${show(response)}`).toBe(403);
           expect(response.body.detail, label).toMatchObject({ error: 'permission_denied', details: { requiredScope: 'workflows-admin' } });
         } else {
-          expectRoleDenied(response, row.deniedAs?.(who) ?? (row.need as Role), request.workflowId ?? W.id, label);
+          expectRoleDenied(response, row.deniedAs?.(who) ?? (row.need as Role), request.workflowId ?? W.id, label, request.path);
         }
       }
     });
@@ -506,7 +516,7 @@ describe('lists never reveal what the caller may not view', () => {
       for (const path of reads) {
         const response = await as(who, 'GET', path);
         if (seesX(who)) expect([200, 404], `${who} ${path}: ${show(response)}`).toContain(response.status);
-        else expectRoleDenied(response, 'viewer', X.id, `${who} GET ${path}`);
+        else expectRoleDenied(response, 'viewer', X.id, `${who} GET ${path}`, path);
       }
       const stream = await openStream(who, wf(`/${X.id}/runs/${xParked}/events/stream`));
       if (seesX(who)) expect(stream.status, who).toBe(200);

@@ -179,11 +179,15 @@ export class InvalidAccessError extends SwitchyardError {
 
 /**
  * 403 `permission_denied`: the caller lacks `requiredRole` on the workflow (spec §2.10 "Caller
- * lacks VIEW permission on the workflow"); `details: { requiredRole, workflowId }`.
+ * lacks VIEW permission on the workflow"); `details: { requiredRole, workflowId }`, or
+ * `{ requiredRole, runId }` for a run addressed without its workflow (`workflowId` null), whose
+ * workflow a caller without a role is not told.
  */
 export class AccessDeniedError extends SwitchyardError {
-  constructor(requiredRole: Role, workflowId: string) {
-    super('permission_denied', 403, `Caller lacks ${requiredRole.toUpperCase()} permission on the workflow`, { details: { requiredRole, workflowId } });
+  constructor(requiredRole: Role, workflowId: string | null, runId?: string) {
+    super('permission_denied', 403, `Caller lacks ${requiredRole.toUpperCase()} permission on the workflow`, {
+      details: workflowId === null ? { requiredRole, runId } : { requiredRole, workflowId },
+    });
   }
 }
 

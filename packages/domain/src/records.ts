@@ -175,6 +175,13 @@ export interface RunRecord {
   triggeringScopes: string[];
   /** How the trigger was identified (the `via` of `triggeredBy`); absent on runs stored before #18. */
   triggeringVia?: ActorVia | null;
+  /**
+   * The user ids of everyone who triggered this run or a run it was made from with the same input
+   * (retry, node rerun, replay: the source's lineage plus its own trigger), for four-eyes
+   * (`allowSelfApproval: false`): none of them may decide its gates. Absent on runs stored before
+   * #18 (read as `[triggeringUserId]`).
+   */
+  triggerLineage?: string[];
   startedAt: Date;
   finishedAt: Date | null;
   createdAt: Date;

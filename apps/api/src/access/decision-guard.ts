@@ -6,7 +6,8 @@
  * 2. Without approvers, the workflow's operators (and editors, owners, admins) decide (403
  *    `permission_denied`, `requiredRole: operator`).
  * 3. `allowSelfApproval: false` (four-eyes): the identity that triggered the run — or the retry,
- *    replay or rerun that made it — may not decide (403 `self_approval_forbidden`), whatever 1–2 say.
+ *    replay or rerun that made it, or any run it was made from with the same input (its
+ *    `triggerLineage`) — may not decide (403 `self_approval_forbidden`), whatever 1–2 say.
  *
  * Without authentication (`SWITCHYARD_AUTH=none`) every caller may decide everything. Timeouts
  * decide by policy and never pass here.
@@ -46,7 +47,7 @@ export function deciderOf(identity: CallerIdentity, role: Role | null): Decider 
  */
 export function decisionRefusal(
   decider: Decider,
-  run: Pick<RunRecord, 'workflowDefinitionId' | 'triggeringUserId'>,
+  run: Pick<RunRecord, 'workflowDefinitionId' | 'triggeringUserId' | 'triggerLineage'>,
   requirement: Pick<RequirementRecord, 'stepId' | 'approvers' | 'allowSelfApproval'>,
 ): SwitchyardError | null {
   if (decider.unrestricted) return null;
@@ -56,8 +57,16 @@ export function decisionRefusal(
   } else if (!roleIncludes(decider.role, 'operator')) {
     return new AccessDeniedError('operator', run.workflowDefinitionId);
   }
-  if (requirement.allowSelfApproval === false && run.triggeringUserId !== null && run.triggeringUserId === decider.actor.userId) {
-    return new SelfApprovalForbiddenError(requirement.stepId);
-  }
+  if (requirement.allowSelfApproval === false && isTriggerOf(run, decider.actor.userId)) return new SelfApprovalForbiddenError(requirement.stepId);
   return null;
+}
+
+/**
+ * True when `userId` triggered the run, or a run it was made from with the same input (its
+ * `triggerLineage`: a retry, rerun or replay made by someone else does not let the first trigger
+ * decide its own input). False for an unknown id.
+ */
+export function isTriggerOf(run: Pick<RunRecord, 'triggeringUserId' | 'triggerLineage'>, userId: string | null): boolean {
+  if (userId === null) return false;
+  return run.triggeringUserId === userId || (run.triggerLineage ?? []).includes(userId);
 }

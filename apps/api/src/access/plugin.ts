@@ -3,19 +3,21 @@
  * VIEW on the workflow (enforced via resource ACL)"): after the auth plugin checked the route's
  * scope, checks the caller's role on the addressed workflow (`config.workflowRole`,
  * access/route-roles.ts) in `preHandler`, and sets `request.workflowRole` for handlers that decide
- * more finely (a gate's approvers, services/approval-guard.ts).
+ * more finely (a gate's approvers, access/decision-guard.ts).
  *
  * - No authentication (`SWITCHYARD_AUTH=none`): every caller is `user:anonymous` with every right.
  * - The `workflows-admin` scope acts as owner of every workflow.
- * - A workflow (or run) that does not exist is left to the handler: its 404.
+ * - A workflow or run that does not exist is a 404: for a run without its workflow (left behind
+ *   by a delete that raced a trigger, or half done), no one but an admin has a role, so no one
+ *   else learns of it.
  * - A route under `/api/` whose path addresses a workflow or a run must declare its role: a
  *   route that forgets is refused at start-up, so no door opens by omission.
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { AccessDeniedError, PermissionDeniedError, roleIncludes, roleOf, type Role } from '@switchyard/domain';
+import { AccessDeniedError, NotFoundError, PermissionDeniedError, roleIncludes, roleOf, type Role } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
-import { ADMIN_SCOPE, isAdmin, principalsOf } from '../auth/identity.ts';
+import { ADMIN_SCOPE, isAdmin, principalsOf, type CallerIdentity } from '../auth/identity.ts';
 import type { RouteRole } from './route-roles.ts';
 
 declare module 'fastify' {
@@ -25,6 +27,7 @@ declare module 'fastify' {
   }
 }
 
+/** Options of the access plugin: the repositories it reads access lists (and run → workflow) from. */
 export interface AccessPluginOptions {
   repos: Pick<Repositories, 'definitions' | 'runs'>;
 }
@@ -41,20 +44,20 @@ function requireDeclaredRole(route: RouteOptions): void {
 }
 
 /**
- * The caller's role on workflow `workflowId` and whether it includes `required`. Throws
- * {@link AccessDeniedError} (403 `permission_denied`, `details: { requiredRole, workflowId }`)
- * when it does not; returns null when the workflow does not exist.
+ * The caller's role on workflow `workflowId` when it includes `required`. Throws
+ * {@link AccessDeniedError} (403 `permission_denied`, `details: { requiredRole, workflowId }`, or
+ * `{ requiredRole, runId }` when the workflow was found through run `viaRunId`: its id is not
+ * told) when it does not, and NotFoundError (404) when the workflow does not exist — except to
+ * an admin, whose request goes on to the handler (null).
  */
-export async function checkWorkflowRole(
-  repos: AccessPluginOptions['repos'],
-  identity: Parameters<typeof principalsOf>[0],
-  workflowId: string,
-  required: Role,
-): Promise<Role | null> {
+async function checkWorkflowRole(repos: AccessPluginOptions['repos'], identity: CallerIdentity, workflowId: string, required: Role, viaRunId?: string): Promise<Role | null> {
   const access = await repos.definitions.accessOf(workflowId);
-  if (access === null) return null;
+  if (access === null) {
+    if (isAdmin(identity)) return null;
+    throw viaRunId === undefined ? new NotFoundError('workflow') : new NotFoundError('run');
+  }
   const role = isAdmin(identity) ? 'owner' : roleOf(access, principalsOf(identity));
-  if (!roleIncludes(role, required)) throw new AccessDeniedError(required, workflowId);
+  if (!roleIncludes(role, required)) throw viaRunId === undefined ? new AccessDeniedError(required, workflowId) : new AccessDeniedError(required, null, viaRunId);
   return role;
 }
 
@@ -76,9 +79,13 @@ export default fp(
         return;
       }
       const params = request.params as { workflow_id?: string; run_id?: string };
-      const workflowId = params.workflow_id ?? (params.run_id === undefined ? null : await repos.runs.workflowIdOf(params.run_id));
-      if (workflowId === null) return;
-      request.workflowRole = await checkWorkflowRole(repos, identity, workflowId, required);
+      if (params.workflow_id !== undefined) {
+        request.workflowRole = await checkWorkflowRole(repos, identity, params.workflow_id, required);
+      } else if (params.run_id !== undefined) {
+        // A run addressed alone: the role on its workflow. An unknown run is the handler's 404.
+        const workflowId = await repos.runs.workflowIdOf(params.run_id);
+        if (workflowId !== null) request.workflowRole = await checkWorkflowRole(repos, identity, workflowId, required, params.run_id);
+      }
     });
   },
   { name: 'switchyard-access', dependencies: ['switchyard-auth'] },

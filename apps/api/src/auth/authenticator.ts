@@ -19,7 +19,7 @@
  */
 import { AuthenticationError, PermissionDeniedError } from '@switchyard/domain';
 import { ApiKeyVerifier } from './api-keys.ts';
-import { ANONYMOUS, headerValue, proxyIdentityOf, type CallerIdentity } from './identity.ts';
+import { ANONYMOUS, ANONYMOUS_USER_ID, IDENTITY_HEADERS, headerValue, proxyIdentityOf, type CallerIdentity } from './identity.ts';
 import { JwtVerifier, type JwtOptions } from './jwt.ts';
 import type { Scope } from './scopes.ts';
 
@@ -85,15 +85,16 @@ export class Authenticator {
    * required credential or with one that does not verify (groups past their bounds included); a JWKS that cannot be fetched throws a
    * 503 error (see jwt.ts).
    */
-  async authenticate(headers: Headers): Promise<CallerIdentity> {
+  async authenticate(headers: Headers, rawHeaders: readonly string[] = []): Promise<CallerIdentity> {
     // Without a mode, credentials are not looked at (a client may send one to any service).
     const credential = this.required ? credentialOf(headers) : null;
-    if (credential !== null) return this.#verify(credential);
+    if (credential !== null) return notAnonymous(await this.#verify(credential));
     // With a credential mode on, proxy headers never stand in for a missing credential: whoever
     // reaches the service directly could otherwise name any user.
     if (this.config.trustProxyIdentity && !this.required) {
+      refuseRepeatedIdentityHeaders(rawHeaders);
       const proxied = proxyIdentityOf(headers);
-      if (proxied !== null) return proxied;
+      if (proxied !== null) return notAnonymous(proxied);
     }
     if (this.required) {
       throw new AuthenticationError(`Authentication required: send Authorization: Bearer <${this.config.modes.map((m) => (m === 'jwt' ? 'JWT' : 'API key')).join(' or ')}>`);
@@ -111,6 +112,33 @@ export class Authenticator {
     const identity = this.#keys.verify(credential.value);
     if (identity === null) throw new AuthenticationError('Unknown API key');
     return identity;
+  }
+}
+
+/**
+ * `identity`, unless its user id is `anonymous`: that id owns what was created without
+ * authentication (`user:anonymous`), so no credential may claim it. Throws AuthenticationError (401).
+ */
+function notAnonymous(identity: CallerIdentity): CallerIdentity {
+  if (identity.userId === ANONYMOUS_USER_ID || (identity.userId === null && identity.username === ANONYMOUS_USER_ID)) {
+    throw new AuthenticationError(`The user id '${ANONYMOUS_USER_ID}' is reserved for callers without authentication`);
+  }
+  return identity;
+}
+
+/**
+ * Throws AuthenticationError (401) when an identity header (`X-Switchyard-User-Id`, `-Username`,
+ * `-Scopes`, `-Groups`) appears more than once in `rawHeaders` (name, value, name, value, …): Node
+ * joins repeated `x-` headers with commas, so a proxy that appends its header to one the client
+ * sent (instead of replacing it) would let the client add groups or scopes.
+ */
+function refuseRepeatedIdentityHeaders(rawHeaders: readonly string[]): void {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!(IDENTITY_HEADERS as readonly string[]).includes(name)) continue;
+    if (seen.has(name)) throw new AuthenticationError(`The identity header ${name} appears more than once: the authenticating proxy must replace it, not add to it`);
+    seen.add(name);
   }
 }
 

@@ -75,7 +75,7 @@ export function proxyIdentityOf(headers: Headers): CallerIdentity | null {
 /** What a run stores of its caller: user id, name, scopes and how it was identified; never the credential. */
 export function triggeringIdentity(identity: CallerIdentity): TriggeringIdentity {
   const { userId, username, via } = callerActor(identity);
-  return { userId, username, scopes: [...identity.scopes], via: via === 'system' ? 'none' : via };
+  return { userId, username, scopes: [...identity.scopes], via };
 }
 
 /** The scope that acts as owner of every workflow (issue #18). */
@@ -87,23 +87,27 @@ export function isAdmin(identity: CallerIdentity): boolean {
 }
 
 /**
- * The principals of a caller (domain access.ts): `user:<userId>` (`user:anonymous` without
- * authentication) and `group:<name>` for each of its groups.
+ * The stable id of a caller, the one every check compares: its user id; a trusted proxy that
+ * names only a username: that username; nobody (no authentication): `anonymous`. Principals
+ * (`user:<id>`), the actor it records and a run's trigger all use it, so four-eyes compares like
+ * with like.
  */
+function stableIdOf(identity: CallerIdentity): string | null {
+  return identity.userId ?? identity.username ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null);
+}
+
+/** The principals of a caller (domain access.ts): `user:<its stable id>` and `group:<name>` for each of its groups. */
 export function principalsOf(identity: CallerIdentity): string[] {
-  const userId = identity.userId ?? identity.username ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null);
-  return [...(userId === null ? [] : [`user:${userId}`]), ...identity.groups.map((group) => `group:${group}`)];
+  const id = stableIdOf(identity);
+  return [...(id === null ? [] : [`user:${id}`]), ...identity.groups.map((group) => `group:${group}`)];
 }
 
-/**
- * The principal that owns what the caller creates: `user:<userId>` (`user:anonymous` without
- * authentication; a trusted proxy that names only a username: `user:<username>`).
- */
+/** The principal that owns what the caller creates: `user:<its stable id>` (`user:anonymous` without authentication). */
 export function creatorPrincipal(identity: CallerIdentity): string {
-  return principalsOf(identity)[0] ?? `user:${identity.username ?? ANONYMOUS_USER_ID}`;
+  return `user:${stableIdOf(identity) ?? ANONYMOUS_USER_ID}`;
 }
 
-/** Who the caller is on what it records (decisions, directives, triggers, audit entries): `{ userId, username, via }`. */
+/** Who the caller is on what it records (decisions, directives, triggers, audit entries): `{ userId: its stable id, username, via }`. */
 export function callerActor(identity: CallerIdentity): Actor {
-  return { userId: identity.userId ?? (identity.unrestricted ? ANONYMOUS_USER_ID : null), username: identity.username, via: identity.method };
+  return { userId: stableIdOf(identity), username: identity.username, via: identity.method };
 }

@@ -54,7 +54,7 @@ export default fp(
       const scope = request.routeOptions.config?.scope;
       if (scope === undefined) return;
       try {
-        request.identity = await authenticator.authenticate(request.headers);
+        request.identity = await authenticator.authenticate(request.headers, request.raw.rawHeaders);
       } catch (error) {
         if (error instanceof KeySetUnavailableError) {
           request.log.warn({ err: error.cause }, 'JWKS unavailable');

@@ -8,6 +8,7 @@ import {
   InvalidRequestError,
   MAX_USER_JSON_DEPTH,
   NotFoundError,
+  actorOfStored,
   assertObjectIdHex,
   isTerminalRunStatus,
   jsonDepth,
@@ -43,6 +44,11 @@ export interface NewRunPlan {
   /** Decided requirements of the parent run to carry over: the new run replays those decisions. */
   decisions?: RequirementRecord[];
   identity: TriggeringIdentity;
+  /**
+   * The run this one is made from with the same input (retry, node rerun, replay): its triggers
+   * join the new run's `triggerLineage` (four-eyes, access/decision-guard.ts). Absent for a trigger.
+   */
+  source?: Pick<RunRecord, 'triggeringUserId' | 'triggerLineage'>;
   /** The new run's id, when the caller reserved one (an idempotency key names it first). */
   runId?: string;
   /** Most children of one parallel node in flight at once for this run; default the engine's. */
@@ -68,6 +74,7 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
   const now = services.clock.now();
   const runId = plan.runId ?? newId();
   const preparing = plan.reused.length > 0;
+  const triggerLineage = lineageOf(plan.source, plan.identity);
   const run = await services.repos.runs.create(
     {
       workflowDefinitionId: plan.workflow.id,
@@ -81,7 +88,8 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       triggeringUsername: plan.identity.username,
       triggeringScopes: plan.identity.scopes,
       triggeringVia: plan.identity.via ?? null,
-      pendingRequirements: plan.decisions ?? [],
+      triggerLineage,
+      pendingRequirements: withoutSelfDecisions(plan.decisions ?? [], triggerLineage),
       parallelLimit: plan.parallelLimit ?? null,
       timeoutSeconds: plan.timeoutSeconds ?? null,
       stopAfter: plan.stopAfter ?? null,
@@ -103,6 +111,21 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
   }
   void services.engine.start(run.id);
   return run;
+}
+
+/** The user ids that triggered `source` and its own sources, and the new run's trigger; distinct. */
+function lineageOf(source: NewRunPlan['source'], identity: TriggeringIdentity): string[] {
+  const ids = [...(source?.triggerLineage ?? []), source?.triggeringUserId, identity.userId];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+}
+
+/**
+ * `decisions` to replay, without the four-eyes ones (`allowSelfApproval: false`) decided by
+ * someone in `lineage`: a retry must not carry a person's decision into a run they now count as
+ * a trigger of. Those gates are asked again.
+ */
+function withoutSelfDecisions(decisions: RequirementRecord[], lineage: readonly string[]): RequirementRecord[] {
+  return decisions.filter((decision) => decision.allowSelfApproval !== false || !lineage.includes(actorOfStored(decision.decidedByUser)?.userId ?? ''));
 }
 
 /** The live definition of `workflow`, frozen for a new run. */
@@ -184,6 +207,7 @@ export async function retryRun(services: AppServices, workflowId: string, runId:
     triggerSource: 'retry',
     initialInput: body.initialInput ?? source.initialInput,
     parentRunId: source.id,
+    source,
     resolvedDependencies,
     reused: full ? nodeRunsToReuse(await services.repos.nodeRuns.listByRun(source.id)) : await dependencySources(services, source.id, resolvedDependencies),
     decisions: full ? decisionsToReplay(source.pendingRequirements) : [],
@@ -227,6 +251,7 @@ export async function rerunNode(
     triggerSource: 'node_rerun',
     initialInput: source.initialInput,
     parentRunId: source.id,
+    source,
     resolvedDependencies: [],
     reused: plan.reuse,
     decisions: plan.decisions,
@@ -250,6 +275,7 @@ export async function replayRun(services: AppServices, workflowId: string, runId
     triggerSource: 'replay',
     initialInput: source.initialInput,
     parentRunId: source.id,
+    source,
     resolvedDependencies: [],
     reused: [],
     identity,

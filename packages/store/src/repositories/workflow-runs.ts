@@ -44,6 +44,8 @@ export type NewRun = Pick<
 > & {
   /** How the trigger was identified (issue #18); default unknown (null). */
   triggeringVia?: RunRecord['triggeringVia'];
+  /** Who triggered the runs it was made from (four-eyes, issue #18); default none. */
+  triggerLineage?: string[];
   /** Decided requirements carried over from a source run (a retry replays those decisions); default none. */
   pendingRequirements?: RequirementRecord[];
   /** Most children of one parallel node in flight at once for this run; default the engine's. */
@@ -64,7 +66,7 @@ export type DecidedRun = Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status
 
 /** A run's status with one of its gates (see {@link WorkflowRuns.gateOf}). */
 export interface RunGate {
-  run: Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status' | 'triggeringUserId'>;
+  run: Pick<RunRecord, 'id' | 'workflowDefinitionId' | 'status' | 'triggeringUserId' | 'triggerLineage'>;
   gate: RequirementRecord | null;
 }
 
@@ -191,7 +193,7 @@ export class WorkflowRuns {
   async gateOf(runId: string, which: { stepId: string } | { gateKey: string }, workflowId?: string): Promise<RunGate | null> {
     const element = 'stepId' in which ? { step_id: which.stepId, decided_at: null } : { gate_key: which.gateKey };
     const filter: Document = { _id: oid(runId), ...(workflowId === undefined ? {} : { workflow_definition_id: oid(workflowId) }) };
-    const doc = await this.collection.findOne(filter, { projection: { workflow_definition_id: 1, status: 1, triggering_user_id: 1, pending_requirements: { $elemMatch: element } } });
+    const doc = await this.collection.findOne(filter, { projection: { workflow_definition_id: 1, status: 1, triggering_user_id: 1, trigger_lineage: 1, pending_requirements: { $elemMatch: element } } });
     return doc ? runGate(doc, (gates) => gates[0]) : null;
   }
 
