@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { normalizeDefinition, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { DEFAULT_LEGACY_ACCESS, normalizeDefinition, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
 import { buildApp, loadConfig, openServices, type OpenServices } from '@switchyard/api';
 import { openEmbeddedStore } from '@switchyard/store';
 
@@ -75,7 +75,7 @@ export interface BenchWorkflow {
 export async function createBenchWorkflow(services: BenchServices, name: string, nodes: readonly WorkflowNodeInput[]): Promise<BenchWorkflow> {
   const normalized = normalizeDefinition(nodes, services.checks);
   const canvas = { viewport: { x: 0, y: 0, zoom: 1 } };
-  const workflow = await services.repos.definitions.create({ name, description: null, canvas, nodes: normalized }, new Date());
+  const workflow = await services.repos.definitions.create({ name, description: null, canvas, nodes: normalized, access: DEFAULT_LEGACY_ACCESS }, new Date());
   return { id: workflow.id, nodes: normalized };
 }
 

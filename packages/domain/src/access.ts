@@ -71,11 +71,11 @@ export const ROLE_LISTS: Readonly<Record<Role, keyof WorkflowAccess>> = Object.f
 
 /** What a workflow created before access existed gets (`SWITCHYARD_DEFAULT_ACCESS` default). */
 export const DEFAULT_LEGACY_ACCESS: WorkflowAccess = Object.freeze({
-  owners: ['group:admins'],
-  editors: [],
-  operators: [EVERYONE],
-  viewers: [EVERYONE],
-}) as WorkflowAccess;
+  owners: Object.freeze(['group:admins']),
+  editors: Object.freeze([]),
+  operators: Object.freeze([EVERYONE]),
+  viewers: Object.freeze([EVERYONE]),
+}) as unknown as WorkflowAccess;
 
 /**
  * `body` with every list de-duplicated (first occurrence kept) and missing roles empty. Throws

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId, openEmbeddedStore, openRepositories, type DocumentStore, type Repositories } from '@switchyard/store';
+import { DEFAULT_LEGACY_ACCESS } from '@switchyard/domain';
 import { RetentionSweeper, deleteEndedRun } from './retention.ts';
 import { ManualClock } from './testing/manual-clock.ts';
 
@@ -25,7 +26,7 @@ afterEach(async () => {
 
 async function workflow(name: string): Promise<string> {
   const nodes = [{ id: 'a', name: 'A', nodeType: 'step' as const, executorKey: 'echo', children: [], trueSteps: [], falseSteps: [], choices: [] }];
-  return (await repos.definitions.create({ name, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes: nodes as never }, new Date())).id;
+  return (await repos.definitions.create({ name, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes: nodes as never, access: DEFAULT_LEGACY_ACCESS }, new Date())).id;
 }
 
 /** A run of `workflowId` with one node run and two events, ended (`completed`) at `finishedAt` unless `ended` is false. */

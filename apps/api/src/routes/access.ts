@@ -62,7 +62,10 @@ const accessRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async
     },
     async (request) => {
       const { before, after } = await replaceAccess(services, request.params.workflow_id, request.body);
-      await recordAudit(services, request.params.workflow_id, 'access.changed', callerActor(request.identity), { before, after });
+      // A PUT that changes nothing records nothing, as for the definition itself.
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        await recordAudit(services, request.params.workflow_id, 'access.changed', callerActor(request.identity), { before, after });
+      }
       return { workflowId: request.params.workflow_id, access: after, callerRole: request.workflowRole };
     },
   );

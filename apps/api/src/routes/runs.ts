@@ -158,7 +158,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     async (request) => {
       const run = await requireRun(request.params.workflow_id, request.params.run_id);
       const { page = 1, perPage = 20 } = request.query;
-      return runListPage(services, API_PREFIX, { parentRunId: run.id }, page, perPage);
+      // Children share their parent's workflow; the filter says so, so that a list never crosses workflows.
+      return runListPage(services, API_PREFIX, { parentRunId: run.id, workflowId: run.workflowDefinitionId }, page, perPage);
     },
   );
 

@@ -103,7 +103,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions', workflowRole: 'editor' },
     },
-    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body, callerActor(request.identity))),
+    async (request) => toWorkflowDetail(await updateWorkflow(services, request.params.workflow_id, request.body, callerActor(request.identity), request.workflowRole)),
   );
 
   app.delete(

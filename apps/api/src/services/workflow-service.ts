@@ -3,8 +3,12 @@
  * through the repositories; runs are made in `run-service.ts`.
  */
 import {
+  AccessDeniedError,
   NotFoundError,
   creatorAccess,
+  walkNodes,
+  roleIncludes,
+  type Role,
   type Actor,
   type AuditedWorkflowField,
   normalizeCanvas,
@@ -14,6 +18,7 @@ import {
   type RunViewRecord,
   type WorkflowCreateBody,
   type WorkflowRecord,
+  type WorkflowNode,
   type WorkflowUpdateBody,
 } from '@switchyard/domain';
 import type { WorkflowChanges } from '@switchyard/store';
@@ -62,6 +67,18 @@ export async function createWorkflow(services: AppServices, body: WorkflowCreate
   return created;
 }
 
+/**
+ * Who decides each gated node of `nodes` (every level): `humanReview.approvers` and
+ * `allowSelfApproval` by node id, as JSON text, for comparing two versions of a definition.
+ */
+function gateDeciders(nodes: readonly WorkflowNode[]): string {
+  const deciders: Array<[string, string[] | null, boolean]> = [];
+  for (const node of walkNodes(nodes)) {
+    if (node.humanReview) deciders.push([node.id, node.humanReview.approvers ?? null, node.humanReview.allowSelfApproval ?? true]);
+  }
+  return JSON.stringify(deciders.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+}
+
 /** The fields whose change bumps `version` (what a run executes, or a reader of its snapshot sees). */
 const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes'];
 
@@ -70,9 +87,10 @@ const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description'
  * canvas or nodes change (what a run executes, or a reader of its snapshot sees); `enabled` and
  * `tags` are metadata and keep it. When some field changed, records `workflow.updated` by `actor`
  * with the versions before and after and the changed fields; a PUT that changes nothing records
- * nothing.
+ * nothing. A change of who decides a gate (`humanReview.approvers`, `allowSelfApproval`) needs
+ * `role` owner (403 otherwise, nothing changed) and is listed as the field `approvers`.
  */
-export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody, actor: Actor): Promise<WorkflowRecord> {
+export async function updateWorkflow(services: AppServices, id: string, body: WorkflowUpdateBody, actor: Actor, role: Role | null = 'owner'): Promise<WorkflowRecord> {
   const current = await requireWorkflow(services, id);
   const changes: WorkflowChanges = {};
   if (body.name !== undefined) changes.name = body.name;
@@ -81,7 +99,12 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
   if (body.nodes !== undefined) changes.nodes = normalizeDefinition(body.nodes, services.checks);
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   if (body.tags !== undefined) changes.tags = normalizeTags(body.tags);
-  const fields = (Object.keys(changes) as AuditedWorkflowField[]).filter((field) => JSON.stringify(changes[field]) !== JSON.stringify(current[field]));
+  const fields = (Object.keys(changes) as Array<keyof WorkflowChanges>).filter((field) => JSON.stringify(changes[field]) !== JSON.stringify(current[field])) as AuditedWorkflowField[];
+  if (changes.nodes !== undefined && gateDeciders(changes.nodes) !== gateDeciders(current.nodes)) {
+    // Who may decide a gate is an access decision: owners make it (docs/guide/access-control.md).
+    if (!roleIncludes(role, 'owner')) throw new AccessDeniedError('owner', id);
+    fields.push('approvers');
+  }
   const definitionChanged = fields.some((field) => VERSIONED_FIELDS.includes(field));
   const updated = await services.repos.definitions.update(id, changes, definitionChanged, services.clock.now());
   if (!updated) throw new NotFoundError('workflow');

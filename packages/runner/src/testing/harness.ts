@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import pino from 'pino';
-import { normalizeDefinition, validateDecision, type ApproveBody, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
+import { DEFAULT_LEGACY_ACCESS, normalizeDefinition, validateDecision, type ApproveBody, type RunRecord, type WorkflowNode, type WorkflowNodeInput } from '@switchyard/domain';
 import { openEmbeddedStore, openRepositories, type DecidedRun, type DocumentStore, type Repositories } from '@switchyard/store';
 import { CelEngine } from '../cel/index.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -187,7 +187,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {},
     createRun,
     async createWorkflow(nodeInputs) {
       const nodes = normalizeDefinition(nodeInputs, checks);
-      const record = await repos.definitions.create({ name: `wf-${++counter}`, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes }, clock.now());
+      const record = await repos.definitions.create({ name: `wf-${++counter}`, description: null, canvas: { viewport: { x: 0, y: 0, zoom: 1 } }, nodes, access: DEFAULT_LEGACY_ACCESS }, clock.now());
       await repos.definitions.update(record.id, { enabled: true }, false, clock.now());
       return { id: record.id, nodes };
     },

@@ -4,7 +4,7 @@
  * contract suite for both backends).
  */
 import { describe, expect, it } from 'vitest';
-import type { WorkflowNode } from '@switchyard/domain';
+import { DEFAULT_LEGACY_ACCESS, type WorkflowNode } from '@switchyard/domain';
 import { newId } from './documents.ts';
 import { useInMemoryRepositories } from '../testing/in-memory-repositories.ts';
 
@@ -16,7 +16,7 @@ const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
 const ZERO = { pending: 0, running: 0, awaiting_approval: 0, completed: 0, failed: 0, skipped: 0, cancelled: 0 };
 
 async function definition(name: string, tags?: string[], ms = 0): Promise<string> {
-  return (await db.repos.definitions.create({ name, description: null, canvas: CANVAS, nodes: NODES, ...(tags ? { tags } : {}) }, at(ms))).id;
+  return (await db.repos.definitions.create({ name, description: null, canvas: CANVAS, nodes: NODES, access: DEFAULT_LEGACY_ACCESS, ...(tags ? { tags } : {}) }, at(ms))).id;
 }
 
 async function run(workflowId: string): Promise<string> {

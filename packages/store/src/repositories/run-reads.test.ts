@@ -4,7 +4,7 @@
  * in memory; the projections are MongoDB's, for both backends).
  */
 import { describe, expect, it } from 'vitest';
-import { RUN_VIEW_FIELDS, UNDECIDED, type Decision, type RequirementRecord, type WorkflowNode } from '@switchyard/domain';
+import { DEFAULT_LEGACY_ACCESS, RUN_VIEW_FIELDS, UNDECIDED, type Decision, type RequirementRecord, type WorkflowNode } from '@switchyard/domain';
 import { newId } from './documents.ts';
 import { useInMemoryRepositories } from '../testing/in-memory-repositories.ts';
 
@@ -53,7 +53,7 @@ function gate(stepId: string, round: number): RequirementRecord {
 
 /** A run of a new workflow, claimed by `owner`, with the gates given; its workflow and run ids. */
 async function runWithGates(gates: RequirementRecord[], owner = 'me'): Promise<{ workflowId: string; runId: string }> {
-  const workflowId = (await db.repos.definitions.create({ name: `w-${newId()}`, description: null, canvas: CANVAS, nodes: NODES }, NOW)).id;
+  const workflowId = (await db.repos.definitions.create({ name: `w-${newId()}`, description: null, canvas: CANVAS, nodes: NODES, access: DEFAULT_LEGACY_ACCESS }, NOW)).id;
   const run = await db.repos.runs.create(
     {
       workflowDefinitionId: workflowId,

@@ -6,7 +6,7 @@
  * `access_principals`): a list for a caller keeps the documents naming one of its principals or
  * `*`, in the query itself, so that `total` and pages count only what the caller may see.
  */
-import { DEFAULT_LEGACY_ACCESS, DuplicateEntryError, EVERYONE, accessPrincipals, immutable, type WorkflowAccess, type WorkflowRecord } from '@switchyard/domain';
+import { DuplicateEntryError, EVERYONE, accessPrincipals, immutable, type WorkflowAccess, type WorkflowRecord } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
 
@@ -86,12 +86,12 @@ export class WorkflowDefinitions {
   }
 
   /**
-   * Inserts a new definition (version 1, disabled; no tags unless given) with `access` (default
-   * {@link DEFAULT_LEGACY_ACCESS}: the API always passes its creator's; harnesses and benches
-   * rely on the default). Throws DuplicateEntryError on a taken name.
+   * Inserts a new definition (version 1, disabled; no tags unless given) with `access` (required:
+   * a forgotten access list must not default to a wide one). Throws DuplicateEntryError on a
+   * taken name.
    */
-  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes'> & { tags?: string[]; access?: WorkflowAccess }, now: Date): Promise<WorkflowRecord> {
-    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], access: fields.access ?? DEFAULT_LEGACY_ACCESS, enabled: false, version: 1, createdAt: now, updatedAt: now };
+  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[] }, now: Date): Promise<WorkflowRecord> {
+    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], enabled: false, version: 1, createdAt: now, updatedAt: now };
     const doc = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
     await this.guardName(fields.name, () => this.collection.insertOne(doc));
     return record;
