@@ -96,7 +96,10 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       schema: {
         tags,
         operationId: 'updateWorkflow', summary: 'Update a workflow',
-        description: 'Every field is optional. A change of name, description, canvas or nodes bumps `version`; `enabled` and `tags` do not.',
+        description:
+          'Every field is optional. A change of name, description, canvas or nodes bumps `version`; `enabled` and `tags` do not. Needs the ' +
+          "editor role; a change of who decides a gate (any node's `humanReview.approvers` or `allowSelfApproval`) needs the owner role (403 " +
+          '`permission_denied`, `requiredRole: owner`, nothing changed).',
         params: WorkflowParams,
         body: WorkflowUpdateBody,
         response: { 200: WorkflowDetail, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
