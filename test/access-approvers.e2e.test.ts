@@ -100,6 +100,33 @@ async function gatedWorkflow(review: Record<string, unknown>, roles: { operators
   return created.id as string;
 }
 
+/**
+ * A run carol triggered of a one-step workflow whose step is gated (finance approves, four-eyes)
+ * and then fails: dave approved it, so it ended failed after his decision. `operators` may trigger.
+ */
+async function failedAfterDavesApproval(operators: string[]): Promise<{ workflowId: string; parent: { runId: string; stepId: string } }> {
+  const created = await svc.createWorkflow({
+    name: uniqueName('approvers-replay'),
+    canvas: CANVAS,
+    nodes: [
+      {
+        name: 'Pay',
+        nodeType: 'step',
+        executorKey: 'flaky',
+        stepConfig: { maxRetries: 0 },
+        humanReview: { requiresConfirmation: true, approvers: ['group:finance'], allowSelfApproval: false },
+      },
+    ],
+  });
+  const workflowId = created.id as string;
+  await svc.enable(workflowId);
+  await svc.share(workflowId, { operators, viewers: ['group:finance'] });
+  const parent = await parkedRun(workflowId, carol);
+  expect((await decide(dave, workflowId, parent.runId, parent.stepId)).status).toBe(200);
+  expect((await svc.waitForRun(workflowId, parent.runId)).status).toBe('failed');
+  return { workflowId, parent };
+}
+
 /** Triggers a run as `who` (202 expected) and waits until it is parked at the gate; returns its runId and the gate's stepId. */
 async function parkedRun(workflowId: string, who: Person = alice): Promise<{ runId: string; stepId: string }> {
   const triggered = await as(who, 'POST', wf(`/${workflowId}/runs`), {});
@@ -242,25 +269,7 @@ describe('four-eyes (allowSelfApproval: false)', () => {
   it('a full retry does not replay a four-eyes decision into a run its decider now triggered: the gate is asked again', async () => {
     // The gated step fails after dave approved it (carol triggered): a full retry replays the
     // decisions of steps that did not complete — but not dave's into dave's own retry.
-    const created = await svc.createWorkflow({
-      name: uniqueName('approvers-replay'),
-      canvas: CANVAS,
-      nodes: [
-        {
-          name: 'Pay',
-          nodeType: 'step',
-          executorKey: 'flaky',
-          stepConfig: { maxRetries: 0 },
-          humanReview: { requiresConfirmation: true, approvers: ['group:finance'], allowSelfApproval: false },
-        },
-      ],
-    });
-    const workflowId = created.id as string;
-    await svc.enable(workflowId);
-    await svc.share(workflowId, { operators: ['user:carol', 'user:dave'], viewers: ['group:finance'] });
-    const parent = await parkedRun(workflowId, carol);
-    expect((await decide(dave, workflowId, parent.runId, parent.stepId)).status).toBe(200);
-    expect((await svc.waitForRun(workflowId, parent.runId)).status).toBe('failed');
+    const { workflowId, parent } = await failedAfterDavesApproval(['user:carol', 'user:dave']);
 
     const retried = await as(dave, 'POST', runPath(workflowId, parent.runId, '/retry'));
     expect(retried.status, retried.text).toBe(202);
@@ -275,25 +284,7 @@ describe('four-eyes (allowSelfApproval: false)', () => {
   });
 
   it('a full retry by someone outside the lineage replays the earlier four-eyes decision: nothing is asked again', async () => {
-    const created = await svc.createWorkflow({
-      name: uniqueName('approvers-replay-kept'),
-      canvas: CANVAS,
-      nodes: [
-        {
-          name: 'Pay',
-          nodeType: 'step',
-          executorKey: 'flaky',
-          stepConfig: { maxRetries: 0 },
-          humanReview: { requiresConfirmation: true, approvers: ['group:finance'], allowSelfApproval: false },
-        },
-      ],
-    });
-    const workflowId = created.id as string;
-    await svc.enable(workflowId);
-    await svc.share(workflowId, { operators: ['user:carol', 'user:bob'], viewers: ['group:finance'] });
-    const parent = await parkedRun(workflowId, carol);
-    expect((await decide(dave, workflowId, parent.runId, parent.stepId)).status).toBe(200);
-    expect((await svc.waitForRun(workflowId, parent.runId)).status).toBe('failed');
+    const { workflowId, parent } = await failedAfterDavesApproval(['user:carol', 'user:bob']);
 
     const retried = await as(bob, 'POST', runPath(workflowId, parent.runId, '/retry'));
     expect(retried.status, retried.text).toBe(202);

@@ -78,7 +78,9 @@ describe('the bridge with per-workflow access', () => {
     const triggered = await svc.trigger(created.id, {});
     const read = await asBob.call('get_run', { runId: triggered.body.runId });
     expect(read.ok).toBe(false);
-    expect(read.error).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'permission_denied', requiredRole: 'viewer', workflowId: created.id } });
+    expect(read.error).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'permission_denied', requiredRole: 'viewer', runId: triggered.body.runId } });
+    // The run was addressed alone: a caller without a role is not told its workflow.
+    expect(JSON.stringify(read.error)).not.toContain(created.id);
   });
 
   it('ask_human with approvers: only the named person may answer; the tool returns who did', async () => {

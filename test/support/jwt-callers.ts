@@ -4,6 +4,7 @@
  * {@link call} sends one request with it over real HTTP. Pair with a service started with
  * `edge: { authenticator: await Authenticator.create(jwtAuthConfig()) }`.
  */
+import { bodyOf } from './service.ts';
 import { SignJWT } from 'jose';
 import type { AuthConfig } from '@switchyard/api';
 
@@ -76,14 +77,5 @@ export async function call<T = any>(
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await response.text();
-  let parsed: unknown = null;
-  if (text.length > 0) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  return { status: response.status, body: parsed as T, headers: response.headers };
+  return { status: response.status, body: bodyOf(await response.text()) as T, headers: response.headers };
 }

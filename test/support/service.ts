@@ -191,6 +191,16 @@ export function echoStep(name: string, config: Record<string, unknown> = {}, ext
 }
 
 /** A client of `baseUrl` sending `defaultHeaders` (credentials, proxy identity) with every request. */
+/** An answer's body: its JSON, its text when it is not JSON, null when empty. */
+export function bodyOf(text: string): unknown {
+  if (text.length === 0) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 function createClient(baseUrl: string, defaultHeaders: Readonly<Record<string, string>> = {}): ApiClient {
   async function request<T>(method: string, path: string, body?: unknown, options: RawRequest = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...defaultHeaders, accept: 'application/json' };
@@ -201,15 +211,7 @@ function createClient(baseUrl: string, defaultHeaders: Readonly<Record<string, s
     else if (options.contentType) headers['content-type'] = options.contentType;
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
     const text = await response.text();
-    let parsed: unknown = null;
-    if (text.length > 0) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    return { status: response.status, body: parsed as T, text, headers: response.headers };
+    return { status: response.status, body: bodyOf(text) as T, text, headers: response.headers };
   }
   return {
     get: (path) => request('GET', path),
