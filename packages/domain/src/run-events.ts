@@ -8,7 +8,7 @@
  * | `run.started` | an instance starts executing a new run | `owner` |
  * | `run.resumed` | an instance continues a run (after a restart, a decision, a lost owner) | `owner` |
  * | `run.awaiting_approval` | the run parks at its HITL gates | — |
- * | `directive.received` | a pause, resume or cancel was accepted for the run | `directive`, `requestedBy`, `reason` (cancel) |
+ * | `directive.received` | a pause, resume or cancel was accepted for the run | `directive`, `requestedBy` (an Actor: `{ userId, username, via }`), `reason` (cancel) |
  * | `run.paused` | the run became `paused` (no node executes any more) | — |
  * | `run.timed_out` | the run's `timeoutSeconds` passed; it is being stopped (then `run.failed`) | `timeoutSeconds`, `deadlineAt` |
  * | `run.completed` / `run.failed` / `run.cancelled` | the run ended (its last event) | `errorSummary` (not on completed) |
