@@ -27,6 +27,7 @@ import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
 import executorRoutes from './routes/executors.ts';
+import consoleRoutes from './routes/console.ts';
 import runRoutes from './routes/runs.ts';
 import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
@@ -127,6 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(auditRoutes, { prefix: '/api/v1', services: options.services });
+  await app.register(consoleRoutes);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;

@@ -10,6 +10,8 @@
  *   nothing is fetched from elsewhere (the validator badge is off). Unlike helmet's default there is
  *   no `upgrade-insecure-requests`, which would break the page of a service reached over plain
  *   HTTP on a non-local host;
+ * - the console (`/console` and below, {@link CONSOLE_CSP}; issue #19): scripts, styles, images and
+ *   API calls from the service itself only — no inline script or style, no eval, never framed;
  * - helmet's other defaults everywhere: `Strict-Transport-Security` (honoured by browsers over
  *   HTTPS only), `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
  *   `Cross-Origin-Opener-Policy` and `Cross-Origin-Resource-Policy: same-origin` (which concerns
@@ -49,11 +51,29 @@ export const DOCS_CSP = {
   styleSrc: ["'self'", "'unsafe-inline'"],
 };
 
+/** CSP directives of the console's page and files: same origin only, no inline code, no eval. */
+export const CONSOLE_CSP = {
+  defaultSrc: ["'none'"],
+  baseUri: ["'none'"],
+  connectSrc: ["'self'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+  imgSrc: ["'self'", 'data:'],
+  objectSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  scriptSrcAttr: ["'none'"],
+  styleSrc: ["'self'"],
+  manifestSrc: ["'self'"],
+};
+
 /** The @fastify/helmet options of API answers. */
 const API_HELMET: FastifyHelmetOptions = { contentSecurityPolicy: { useDefaults: false, directives: API_CSP }, frameguard: { action: 'deny' } };
 
 /** The @fastify/helmet options of Swagger UI's answers. */
 const DOCS_HELMET: FastifyHelmetOptions = { ...API_HELMET, contentSecurityPolicy: { useDefaults: false, directives: DOCS_CSP } };
+
+/** The @fastify/helmet options of the console's answers. */
+const CONSOLE_HELMET: FastifyHelmetOptions = { ...API_HELMET, contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP } };
 
 /** Headers of every answer that are not helmet's. */
 const NOT_HELMET = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
@@ -77,16 +97,24 @@ export async function helmetHeaders(options: FastifyHelmetOptions): Promise<Reco
 export interface SecurityHeadersOptions {
   /** Route prefix of Swagger UI (default `/docs`): its routes get {@link DOCS_CSP}. */
   docsPrefix?: string;
+  /** Route prefix of the console (default `/console`): its routes get {@link CONSOLE_CSP}. */
+  consolePrefix?: string;
+}
+
+/** True when route `url` is `prefix` or below it. */
+function under(url: string | undefined, prefix: string): boolean {
+  return url !== undefined && (url === prefix || url.startsWith(`${prefix}/`));
 }
 
 export default fp(
   async function securityHeaders(app: FastifyInstance, options: SecurityHeadersOptions) {
     const docsPrefix = options.docsPrefix ?? '/docs';
-    const [api, docs] = await Promise.all([helmetHeaders(API_HELMET), helmetHeaders(DOCS_HELMET)]);
-    // Every answer, unknown routes (404) and errors included; Swagger UI's routes (pages and static files) get theirs.
+    const consolePrefix = options.consolePrefix ?? '/console';
+    const [api, docs, console] = await Promise.all([helmetHeaders(API_HELMET), helmetHeaders(DOCS_HELMET), helmetHeaders(CONSOLE_HELMET)]);
+    // Every answer, unknown routes (404) and errors included; Swagger UI's and the console's routes (pages and static files) get theirs.
     app.addHook('onRequest', (request, reply, done) => {
       const url = request.routeOptions.url;
-      reply.headers(url !== undefined && (url === docsPrefix || url.startsWith(`${docsPrefix}/`)) ? docs : api);
+      reply.headers(under(url, docsPrefix) ? docs : under(url, consolePrefix) ? console : api);
       done();
     });
   },
