@@ -7,12 +7,12 @@ import { useEffect, useRef } from 'preact/hooks';
 import { fetchEventSource } from '@microsoft/fetch-event-source';
 import { authHeaders, runPath } from './api.ts';
 
-/** One run event as the stream sends it (the run event view: `seq`, `type`, `payload`, `createdAt`, …). */
+/** One run event as the stream sends it (the run event view: `seq`, `type`, `payload`, `timestamp`, …). */
 export interface RunEvent {
   seq: number;
   type: string;
   payload: Record<string, unknown>;
-  createdAt: string;
+  timestamp: string;
   [field: string]: unknown;
 }
 

@@ -83,7 +83,8 @@ export function Json({ label, value, open = false }: { label: string; value: unk
   return (
     <details class="json" open={open}>
       <summary>{label}</summary>
-      <pre>{value === undefined ? 'undefined' : JSON.stringify(value, null, 2)}</pre>
+      {/* Focusable: a long value scrolls, and a keyboard must be able to scroll it too. */}
+      <pre tabIndex={0}>{value === undefined ? 'undefined' : JSON.stringify(value, null, 2)}</pre>
     </details>
   );
 }

@@ -26,10 +26,9 @@ export function mergeEvents(events: RunEvent[], more: RunEvent[]): RunEvent[] {
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
-/** An event's time: `timestamp` (the event view), else `createdAt`. */
+/** An event's time (`timestamp`, ISO-8601). */
 function eventTime(event: RunEvent): string | undefined {
-  const time = event['timestamp'] ?? event.createdAt;
-  return typeof time === 'string' ? time : undefined;
+  return typeof event.timestamp === 'string' ? event.timestamp : undefined;
 }
 
 /** A short line about an event's payload: its node, status, decision, error. */
