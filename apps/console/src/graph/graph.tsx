@@ -41,6 +41,10 @@ function stateText(state: NodeState | undefined, withRun: boolean): string {
 function NodeBox({ vertex, state, withRun, selected, onSelect }: { vertex: GraphVertex; state: NodeState | undefined; withRun: boolean; selected: boolean; onSelect: (nodeId: string) => void }) {
   const node = vertex.node!;
   const words = stateText(state, withRun);
+  // One text for the accessible name and the tooltip, holding what the box shows, in its order
+  // (WCAG 2.5.3, label in name: speech users say what they see). The lines of the box end with a
+  // space, so that their text reads as words, not run together.
+  const label = `${node.name}, ${typeLine(node)}, ${words}`;
   const statusClass = withRun ? `node-status-${(state?.status ?? 'not_started').replace(/[^a-z_]/gi, '')}` : 'node-status-none';
   const left = vertex.x - NODE_WIDTH / 2;
   const top = vertex.y - NODE_HEIGHT / 2;
@@ -49,7 +53,7 @@ function NodeBox({ vertex, state, withRun, selected, onSelect }: { vertex: Graph
       class={`graph-node graph-node-${node.nodeType} ${statusClass}${selected ? ' selected' : ''}`}
       tabindex={0}
       role="button"
-      aria-label={`${node.name}, ${words}`}
+      aria-label={label}
       aria-pressed={selected}
       onClick={() => onSelect(node.id)}
       onKeyDown={(event) => {
@@ -59,13 +63,13 @@ function NodeBox({ vertex, state, withRun, selected, onSelect }: { vertex: Graph
         }
       }}
     >
-      <title>{`${node.name} (${node.nodeType}): ${words}`}</title>
+      <title>{label}</title>
       <rect x={left} y={top} width={NODE_WIDTH} height={NODE_HEIGHT} rx={node.nodeType === 'step' ? 6 : 14} />
       <text x={left + 10} y={top + 19} class="graph-node-name">
-        {clip(node.name, 24)}
+        {`${clip(node.name, 24)} `}
       </text>
       <text x={left + 10} y={top + 35} class="graph-node-type">
-        {clip(typeLine(node), 28)}
+        {`${clip(typeLine(node), 28)} `}
       </text>
       <text x={left + 10} y={top + 50} class="graph-node-state">
         {clip(withRun ? words : '', 28)}
