@@ -150,6 +150,30 @@ describe('a run from trigger to completion, live', () => {
   });
 });
 
+describe('when the service ends event streams', () => {
+  let short: TestService;
+  beforeAll(async () => {
+    short = await startService({ env: { SWITCHYARD_SSE_MAX_LIFETIME_MS: '1000' } });
+  });
+  afterAll(() => short?.close());
+
+  it('the run page reconnects after its stream\'s lifetime is over and still updates live', async () => {
+    const { workflowId, runId } = await short.startRun({
+      name: uniqueName('console lifetime'),
+      canvas: CANVAS,
+      nodes: [echoStep('Gate', {}, { humanReview: { requiresConfirmation: true } }), echoStep('After')],
+    });
+    const gate = await short.waitForGate(workflowId, runId);
+    const c = await open(short, { hash: `/runs/${runId}` });
+    await c.page.getByText('awaiting approval', { exact: true }).first().waitFor();
+    // Past two lifetimes of the stream: it was ended and opened again at least once.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const decided = await short.approve(workflowId, runId, { stepId: gate.pendingRequirements[0].stepId, resolution: 'confirm' });
+    expect(decided.status).toBe(200);
+    await c.page.getByText('completed', { exact: true }).first().waitFor({ timeout: 15_000 });
+  });
+});
+
 describe('with authentication on', () => {
   const SCOPES = ['workflows-read', 'workflows-write', 'workflows-control'];
   const alice = newApiKey('alice', SCOPES, { subject: 'alice' });
@@ -210,6 +234,21 @@ describe('accessibility and untrusted content', () => {
         expect(await checkAccessibility(c.page), `${hash} (${colorScheme})`).toEqual([]);
         await c.close();
       }
+    }
+  });
+
+  it('every page fits a 400-pixel-wide window: nothing scrolls sideways', { timeout: 60_000 }, async () => {
+    const name = uniqueName('console narrow');
+    const workflowId = await gatedWorkflow(name);
+    const runId = (await svc.trigger(workflowId, {})).body.runId as string;
+    await svc.waitForGate(workflowId, runId);
+    for (const hash of ['/workflows', `/workflows/${workflowId}?run=${runId}`, '/runs', `/runs/${runId}`, '/inbox']) {
+      const c = await open(svc, { hash, viewport: { width: 400, height: 800 } });
+      await c.page.getByRole('heading', { level: 1 }).waitFor();
+      await c.page.getByText(/^Loading/).first().waitFor({ state: 'detached' }).catch(() => undefined);
+      const width = await c.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+      expect(width, hash).toBeLessThanOrEqual(400);
+      await c.close();
     }
   });
 

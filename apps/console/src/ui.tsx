@@ -47,6 +47,30 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): AsyncState
   return { value, error, loading, reload: run };
 }
 
+/**
+ * `fn`, called at most once per `ms` however often the returned function is called (the first
+ * call waits `ms`, later calls in that window join it): live events arrive in bursts (a stream
+ * replays a run's history on connect), and each need not refetch.
+ */
+export function useThrottled(fn: () => void, ms: number): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const latest = useRef(fn);
+  latest.current = fn;
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  return useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      latest.current();
+    }, ms);
+  }, [ms]);
+}
+
 /** What an error means to a person: 401 sign in, 403 not allowed, otherwise the API's message. */
 export function describeError(error: unknown): { title: string; message: string; problems: string[] } {
   if (error instanceof ApiError) {

@@ -110,11 +110,11 @@ export default fp(
   async function securityHeaders(app: FastifyInstance, options: SecurityHeadersOptions) {
     const docsPrefix = options.docsPrefix ?? '/docs';
     const consolePrefix = options.consolePrefix ?? '/console';
-    const [api, docs, console] = await Promise.all([helmetHeaders(API_HELMET), helmetHeaders(DOCS_HELMET), helmetHeaders(CONSOLE_HELMET)]);
+    const [api, docs, consoleHeaders] = await Promise.all([helmetHeaders(API_HELMET), helmetHeaders(DOCS_HELMET), helmetHeaders(CONSOLE_HELMET)]);
     // Every answer, unknown routes (404) and errors included; Swagger UI's and the console's routes (pages and static files) get theirs.
     app.addHook('onRequest', (request, reply, done) => {
       const url = request.routeOptions.url;
-      reply.headers(under(url, docsPrefix) ? docs : under(url, consolePrefix) ? console : api);
+      reply.headers(under(url, docsPrefix) ? docs : under(url, consolePrefix) ? consoleHeaders : api);
       done();
     });
   },

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { API, api } from '../api.ts';
 import { href, navigate, useRoute } from '../router.ts';
-import { ErrorBox, PageTitle, Pager, useAsync } from '../ui.tsx';
+import { ErrorBox, PageTitle, Pager, useAsync, useThrottled } from '../ui.tsx';
 import { DecidedNotice, type Notice } from './inbox/decided-notice.tsx';
 import type { DecisionCallbacks } from './inbox/decision.ts';
 import { GateCard } from './inbox/gate-card.tsx';
@@ -39,6 +39,8 @@ export function InboxPage() {
     }
   }, [inbox.loading]);
   useFocusRefresh(refresh);
+  // Events come in bursts (a stream replays its run's history when it opens): one refresh a second at most.
+  const onEvent = useThrottled(refresh, 1_000);
 
   const addNotice = (notice: Notice) => setNotices((current) => [notice, ...current.filter((n) => n.key !== notice.key)].slice(0, MAX_NOTICES));
   const callbacks: DecisionCallbacks = {
@@ -75,7 +77,7 @@ export function InboxPage() {
       <p class="inbox-count" aria-live="polite">
         {inbox.value === undefined ? (inbox.error ? '' : 'Loading…') : total === 0 ? (mine ? 'Nothing waits for you.' : 'No gate waits.') : `${total} ${total === 1 ? 'gate waits' : 'gates wait'}${mine ? ' for you' : ''}, oldest first.`}
       </p>
-      <RunWatchers runs={rows} onEvent={refresh} />
+      <RunWatchers runs={rows} onEvent={onEvent} />
       <div class="gate-list">
         {rows.map((row) => (
           <GateCard key={`${row.runId}/${row.requirement.stepId}`} row={row} callbacks={callbacks} />

@@ -13,7 +13,7 @@ import { Lineage } from './run/lineage.tsx';
 import { NodeRuns } from './run/node-runs.tsx';
 import { Requirements } from './run/requirements.tsx';
 import { RunStateText } from './run/run-state.tsx';
-import { Timeline, loadAllEvents, mergeEvents } from './run/timeline.tsx';
+import { MAX_SHOWN_EVENTS, Timeline, loadEvents, mergeEvents } from './run/timeline.tsx';
 import { actorName, hasEnded, type Pagination, type RunDetail, type RunSummary } from './run/types.ts';
 import './runs.css';
 import './run.css';
@@ -79,28 +79,41 @@ function useRunData(runId: string): { data: RunData | undefined; error: unknown;
 function useRunTimeline(workflowId: string | null, runId: string, onNew: () => void): { events: RunEvent[]; error: unknown } {
   const [events, setEvents] = useState<RunEvent[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const known = useRef(new Set<number>());
+  // The stream starts after the last event listed (null until listed): no history twice.
+  const [listedUpTo, setListedUpTo] = useState<number | null>(null);
+  const lastSeq = useRef(0);
   useEffect(() => {
     if (workflowId === null) return;
     let alive = true;
-    loadAllEvents(workflowId, runId).then(
-      (listed) => {
+    loadEvents(workflowId, runId).then(
+      ({ events: listed }) => {
         if (!alive) return;
-        for (const event of listed) known.current.add(event.seq);
+        const last = listed.length === 0 ? 0 : listed[listed.length - 1]!.seq;
+        lastSeq.current = Math.max(lastSeq.current, last);
         setEvents((current) => mergeEvents(current, listed));
+        setListedUpTo(last);
       },
-      (failure: unknown) => alive && setError(failure),
+      (failure: unknown) => {
+        if (!alive) return;
+        setError(failure);
+        setListedUpTo(0);
+      },
     );
     return () => {
       alive = false;
     };
   }, [workflowId, runId]);
-  useRunEvents(workflowId, runId, (event) => {
-    if (known.current.has(event.seq)) return;
-    known.current.add(event.seq);
-    setEvents((current) => mergeEvents(current, [event]));
-    onNew();
-  });
+  useRunEvents(
+    workflowId,
+    runId,
+    (event) => {
+      if (event.seq <= lastSeq.current) return;
+      lastSeq.current = event.seq;
+      setEvents((current) => mergeEvents(current, [event]));
+      onNew();
+    },
+    { afterSeq: listedUpTo },
+  );
   return { events, error };
 }
 
@@ -177,8 +190,10 @@ export function RunPage({ runId }: { runId: string }) {
           </section>
           <section class="panel" aria-labelledby="run-events-title">
             <h2 id="run-events-title">Event timeline</h2>
-            <p class="muted" aria-live="polite">
-              {timeline.events.length} events{hasEnded(run.status) ? '' : ', following live'}
+            {/* Not a live region: the status above announces what matters, a count of events would not stop talking. */}
+            <p class="muted">
+              {timeline.events.length >= MAX_SHOWN_EVENTS ? `The newest ${MAX_SHOWN_EVENTS} events` : `${timeline.events.length} events`}
+              {hasEnded(run.status) ? '' : ', following live'}
             </p>
             <ErrorBox error={timeline.error} />
             <Timeline events={timeline.events} />

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, runPath, workflowPath } from '../api.ts';
 import { useRunEvents } from '../live.ts';
 import { href, navigate } from '../router.ts';
-import { ErrorBox, PageTitle, Status, formatTime, useAsync } from '../ui.tsx';
+import { ErrorBox, PageTitle, Status, formatTime, useAsync, useThrottled } from '../ui.tsx';
 import { WorkflowGraph, type NodeState } from '../graph/graph.tsx';
 import { allNodes } from '../graph/layout.ts';
 import { NodePanel } from './workflow/node-panel.tsx';
@@ -68,22 +68,6 @@ function RunPicker({ workflowId, runId }: { workflowId: string; runId: string | 
   );
 }
 
-/** Calls `fn` at most once per `ms`, trailing (coalesces bursts of run events into one refetch). */
-function useCoalesced(fn: () => void, ms: number): () => void {
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const latest = useRef(fn);
-  latest.current = fn;
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
-  return () => {
-    if (timer.current) return;
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      latest.current();
-    }, ms);
-  };
-}
 
 /** `#/workflows/<id>?run=<runId>` */
 export function WorkflowPage({ workflowId, runId }: { workflowId: string; runId: string | null }) {
@@ -92,10 +76,11 @@ export function WorkflowPage({ workflowId, runId }: { workflowId: string; runId:
   const nodeRuns = useAsync(() => (runId === null ? Promise.resolve({ nodeRuns: [], truncated: false }) : loadNodeRuns(workflowId, runId)), [workflowId, runId]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [triggering, setTriggering] = useState(false);
-  const refresh = useCoalesced(() => {
+  // At most one refetch a second however many events arrive (a stream replays the run's history first).
+  const refresh = useThrottled(() => {
     nodeRuns.reload();
     run.reload();
-  }, 300);
+  }, 1_000);
   useRunEvents(workflowId, runId, refresh);
 
   // The run's own definition when one is selected (it may be an older version), else the current one.

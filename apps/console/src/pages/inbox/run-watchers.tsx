@@ -3,11 +3,12 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useRunEvents } from '../../live.ts';
 
 /**
- * Most runs followed at once. A browser opens at most 6 HTTP/1.1 connections to one origin and
- * every event stream holds one open, so following more would leave API calls (a decision, the
- * inbox's own refetch) waiting for a free connection: 4 leaves 2 for them.
+ * Most runs followed at once. A browser opens at most 6 HTTP/1.1 connections to one origin, for
+ * all its tabs together, and every event stream holds one open; following more would leave API
+ * calls (a decision, the inbox's own refetch) of this or another tab waiting for a connection.
+ * Hidden tabs close their streams (live.ts). The other rows refresh with these and on focus.
  */
-export const MAX_WATCHED_RUNS = 4;
+export const MAX_WATCHED_RUNS = 2;
 
 /** Follows one run's events, calling `onEvent` for each; renders nothing. */
 function RunWatcher({ workflowId, runId, onEvent }: { workflowId: string; runId: string; onEvent: () => void }) {

@@ -6,24 +6,44 @@ import { Json, formatTime } from '../../ui.tsx';
 /** Most events one GET …/events returns. */
 const PAGE = 1000;
 
-/** Every event of the run so far, page by page (`afterSeq`), in seq order. */
-export async function loadAllEvents(workflowId: string, runId: string): Promise<RunEvent[]> {
+/** Most pages listed when the page opens (the stream goes on from the last one listed). */
+const MAX_PAGES = 5;
+
+/** Most events kept and shown: the newest (a long loop run has tens of thousands). */
+export const MAX_SHOWN_EVENTS = 2_000;
+
+/**
+ * The run's events from the first, page by page (`afterSeq`), at most {@link MAX_PAGES} pages,
+ * in seq order; `complete` is false when there are more (the stream brings them).
+ */
+export async function loadEvents(workflowId: string, runId: string): Promise<{ events: RunEvent[]; complete: boolean }> {
   const all: RunEvent[] = [];
   let afterSeq = 0;
-  for (;;) {
-    const page = await api<{ events: RunEvent[] }>('GET', runPath(workflowId, runId, `/events?afterSeq=${afterSeq}&limit=${PAGE}`));
-    all.push(...page.events);
-    if (page.events.length < PAGE) return all;
-    afterSeq = page.events[page.events.length - 1]!.seq;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const listed = await api<{ events: RunEvent[] }>('GET', runPath(workflowId, runId, `/events?afterSeq=${afterSeq}&limit=${PAGE}`));
+    all.push(...listed.events);
+    if (listed.events.length < PAGE) return { events: all, complete: true };
+    afterSeq = listed.events[listed.events.length - 1]!.seq;
   }
+  return { events: all, complete: false };
 }
 
-/** `events` with `more` merged in: one per seq, in seq order. */
+/**
+ * `events` with `more` merged in: one per seq, in seq order, the newest {@link MAX_SHOWN_EVENTS}.
+ * Events newer than the last (the live case) are appended without re-sorting.
+ */
 export function mergeEvents(events: RunEvent[], more: RunEvent[]): RunEvent[] {
-  const bySeq = new Map<number, RunEvent>();
-  for (const event of events) bySeq.set(event.seq, event);
-  for (const event of more) bySeq.set(event.seq, event);
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const last = events.length === 0 ? 0 : events[events.length - 1]!.seq;
+  let merged: RunEvent[];
+  if (more.every((event) => event.seq > last)) {
+    merged = events.concat([...more].sort((a, b) => a.seq - b.seq));
+  } else {
+    const bySeq = new Map<number, RunEvent>();
+    for (const event of events) bySeq.set(event.seq, event);
+    for (const event of more) bySeq.set(event.seq, event);
+    merged = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  }
+  return merged.length > MAX_SHOWN_EVENTS ? merged.slice(merged.length - MAX_SHOWN_EVENTS) : merged;
 }
 
 /** An event's time (`timestamp`, ISO-8601). */
