@@ -3,7 +3,7 @@
  * /console, rendered with Preact. The shell: navigation, the credential form (a token or API key
  * kept in sessionStorage for this browser session), and the page of the current hash route.
  */
-import { render } from 'preact';
+import { Component, render, type ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getToken, onTokenChange, setToken } from './api.ts';
 import { href, useRoute } from './router.ts';
@@ -65,6 +65,46 @@ function Nav({ section }: { section: string }) {
   );
 }
 
+/**
+ * Shows what went wrong instead of a blank page when a page throws while rendering (an answer of an
+ * unexpected shape, a bug): the navigation and the sign-in stay usable.
+ */
+class PageBoundary extends Component<{ children: ComponentChildren }, { error: unknown }> {
+  override state = { error: null as unknown };
+  override componentDidCatch(error: unknown): void {
+    this.setState({ error });
+  }
+  override render() {
+    if (this.state.error === null) return this.props.children;
+    return (
+      <div class="error" role="alert">
+        <strong>This page failed</strong>: {this.state.error instanceof Error ? this.state.error.message : String(this.state.error)}. Reload the page, or go to
+        another section.
+      </div>
+    );
+  }
+}
+
+/** Moves focus to the page's heading when the route changes, so that keyboard and screen-reader users start on the new page. */
+function useFocusOnNavigation(routeKey: string): void {
+  const [first, setFirst] = useState(true);
+  useEffect(() => {
+    if (first) {
+      setFirst(false);
+      return;
+    }
+    // After the new page rendered its heading.
+    const timer = setTimeout(() => {
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (heading === null) return;
+      heading.tabIndex = -1;
+      heading.focus();
+    }, 0);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [routeKey]);
+}
+
 /** The page of the current route. */
 function Page() {
   const route = useRoute();
@@ -72,6 +112,7 @@ function Page() {
   const [generation, setGeneration] = useState(0);
   useEffect(() => onTokenChange(() => setGeneration((g) => g + 1)), []);
   const [section = 'workflows', id] = route.segments;
+  useFocusOnNavigation(route.segments.join('/'));
   let page;
   if (section === 'workflows' && id) page = <WorkflowPage workflowId={id} runId={route.query.get('run')} />;
   else if (section === 'runs' && id) page = <RunPage runId={id} />;
@@ -88,7 +129,7 @@ function Page() {
         <SignIn />
       </header>
       <main id="main" key={`${generation}:${route.segments.join('/')}`}>
-        {page}
+        <PageBoundary>{page}</PageBoundary>
       </main>
     </>
   );
