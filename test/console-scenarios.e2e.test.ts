@@ -33,13 +33,13 @@ async function open(service: TestService, options: Parameters<typeof openConsole
   return c;
 }
 
-/** A workflow of a short wait, a confirmation gate, a form gate and a last step; created and enabled through the API. */
-async function gatedWorkflow(name: string): Promise<string> {
+/** A workflow of a wait (`waitMs`), a confirmation gate, a form gate and a last step; created and enabled through the API. */
+async function gatedWorkflow(name: string, waitMs = 1_500): Promise<string> {
   const created = await svc.createWorkflow({
     name,
     canvas: CANVAS,
     nodes: [
-      { name: 'Wait', nodeType: 'step', executorKey: 'sleep', config: { ms: 1_500 } },
+      { name: 'Wait', nodeType: 'step', executorKey: 'sleep', config: { ms: waitMs } },
       echoStep('Approve', {}, { humanReview: { requiresConfirmation: true, confirmationMessage: 'Ship the order?' } }),
       echoStep('Details', { amount: { $cel: 'user_input.amount' } }, {
         humanReview: {
@@ -72,7 +72,8 @@ async function nodeSays(page: Page, name: string, status: string): Promise<void>
 describe('a run from trigger to completion, live', () => {
   it('is triggered from the console, turns from running to awaiting approval on the graph, is decided from the inbox (confirm, then a form) and completes without a reload', async () => {
     const name = uniqueName('console order');
-    const workflowId = await gatedWorkflow(name);
+    // Long enough to see the wait running on the graph opened after the trigger, even on a loaded machine.
+    const workflowId = await gatedWorkflow(name, 6_000);
 
     const c = await open(svc);
     await c.page.getByRole('heading', { level: 1, name: 'Workflows' }).waitFor();
