@@ -15,9 +15,10 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { AccessDeniedError, NotFoundError, PermissionDeniedError, roleIncludes, roleOf, type Role } from '@switchyard/domain';
+import { AccessDeniedError, NotFoundError, PermissionDeniedError, roleIncludes, type Role } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
-import { ADMIN_SCOPE, isAdmin, principalsOf, type CallerIdentity } from '../auth/identity.ts';
+import { ADMIN_SCOPE, isAdmin, type CallerIdentity } from '../auth/identity.ts';
+import { roleOn } from './visibility.ts';
 import type { RouteRole } from './route-roles.ts';
 
 declare module 'fastify' {
@@ -56,7 +57,7 @@ async function checkWorkflowRole(repos: AccessPluginOptions['repos'], identity: 
     if (isAdmin(identity)) return null;
     throw viaRunId === undefined ? new NotFoundError('workflow') : new NotFoundError('run');
   }
-  const role = isAdmin(identity) ? 'owner' : roleOf(access, principalsOf(identity));
+  const role = roleOn(identity, access);
   if (!roleIncludes(role, required)) throw viaRunId === undefined ? new AccessDeniedError(required, workflowId) : new AccessDeniedError(required, null, viaRunId);
   return role;
 }
