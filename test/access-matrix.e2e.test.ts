@@ -306,6 +306,10 @@ const MATRIX: Record<string, MatrixRow> = {
   'GET /api/v1/executors': { need: 'any', request: fixed('GET', () => `${ROOT}/executors`), ok: [200] },
   'GET /api/v1/workflows/{workflow_id}/audit': { need: 'viewer', request: fixed('GET', () => wf(`/${W.id}/audit`)), ok: [200] },
   'GET /api/v1/audit': { need: 'admin', request: fixed('GET', () => `${ROOT}/audit?workflowId=${W.id}`), ok: [200] },
+  // The public probes (routes/health.ts): every caller, as without a credential.
+  'GET /livez': { need: 'any', request: fixed('GET', () => '/livez'), ok: [200] },
+  'GET /healthz': { need: 'any', request: fixed('GET', () => '/healthz'), ok: [200] },
+  'GET /readyz': { need: 'any', request: fixed('GET', () => '/readyz'), ok: [200] },
 };
 
 /** The operations of the OpenAPI document, as `METHOD /path/{param}`. */

@@ -106,6 +106,53 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('docker-compose.yml health checks', () => {
+  /** The URL a `node -e "fetch(...)"` health check of `service` requests, with its exit on failure. */
+  function probedUrl(service: any): string {
+    const test = service.healthcheck?.test as string[] | undefined;
+    expect(test?.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+    const script = test![3]!;
+    expect(script).toMatch(/process\.exit\(r\.ok \? 0 : 1\)/);
+    expect(script).toMatch(/\(\) => process\.exit\(1\)\)$/); // a refused connection is unhealthy too
+    return /fetch\('([^']+)'\)/.exec(script)![1]!;
+  }
+
+  it('checks MongoDB with a mongosh ping and a writable primary', () => {
+    const test = (services['mongo'].healthcheck.test as string[]).join(' ');
+    expect(test).toMatch(/^CMD mongosh /);
+    expect(test).toContain('db.adminCommand({ ping: 1 })');
+    expect(test).toContain('isWritablePrimary');
+  });
+
+  it('checks the API on /readyz on the port it listens on, and starts the bridge once the API is ready', () => {
+    const api = services['api'];
+    const url = new URL(probedUrl(api));
+    expect(url.pathname).toBe('/readyz');
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(url.port).toBe(environmentOf(api)['PORT']);
+    expect(api.depends_on).toEqual({ mongo: { condition: 'service_healthy' } });
+    expect(services['mcp-bridge'].depends_on).toEqual({ api: { condition: 'service_healthy' } });
+  });
+
+  it("checks the bridge on /livez of the HTTP port its command serves", () => {
+    const bridge = services['mcp-bridge'];
+    const command = bridge.command as string[];
+    const url = new URL(probedUrl(bridge));
+    expect(url.pathname).toBe('/livez');
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(url.port).toBe(command[command.indexOf('--http') + 1]);
+  });
+
+  it('gives every service a bounded health check', () => {
+    for (const name of ['mongo', 'api', 'mcp-bridge']) {
+      const check = services[name].healthcheck;
+      expect(check, name).toBeDefined();
+      for (const field of ['interval', 'timeout', 'start_period']) expect(check[field], `${name} ${field}`).toMatch(/^\d+s$/);
+      expect(check.retries, name).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('Dockerfile', () => {
   const lines = readFileSync(`${ROOT}Dockerfile`, 'utf8')
     .split('\n')

@@ -119,6 +119,18 @@ describe('bearer pass-through (the default)', () => {
     expect(answer.body.error.message).toMatch(/larger than 4194304 bytes/);
   });
 
+  it('answers GET /livez 200 without a credential, whatever the Host, and nothing else there', async () => {
+    const origin = new URL(bridge.url).origin;
+    const live = await raw(`${origin}/livez`, { method: 'GET' });
+    expect(live.status).toBe(200);
+    expect(live.body).toEqual({ status: 'ok' });
+    // The container's health check may call it by any name (the bridge may serve only its public one).
+    expect((await raw(`${origin}/livez`, { method: 'GET', headers: { host: 'health-check.internal' } })).status).toBe(200);
+    expect((await raw(`${origin}/livez`, { body: INITIALIZE })).status).toBe(405);
+    // Nothing else is public: /mcp still wants a credential.
+    expect((await raw(bridge.url, { body: INITIALIZE })).status).toBe(401);
+  });
+
   it('serves the protected-resource metadata the challenge points to', async () => {
     const origin = new URL(bridge.url).origin;
     const answer = await raw(`${origin}/.well-known/oauth-protected-resource/mcp`, { method: 'GET' });

@@ -3,6 +3,8 @@
  * tmpfs of its own (private mount namespace; needs root and `unshare`, skipped otherwise): while
  * the disk is full, writes answer 503 `store_unavailable` with Retry-After and reads keep working;
  * once space is freed, writes succeed again without a restart, and nothing refused was stored.
+ * `/readyz` answers 503 naming the store while the disk is full (`/livez` stays 200), and 200 again
+ * once space is freed.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +44,22 @@ async function call(baseUrl: string, method: string, path: string, body?: unknow
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
+/** GET `path` of the service (a probe): status and JSON body. */
+async function probe(baseUrl: string, path: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${baseUrl}${path}`);
+  return { status: response.status, body: await response.json() };
+}
+
+/** Polls /readyz (its answer is cached for 1 s) until it answers `status`; throws after 10 s. */
+async function untilReadiness(baseUrl: string, status: number): Promise<{ status: number; body: any }> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const answer = await probe(baseUrl, '/readyz');
+    if (answer.status === status) return answer;
+    if (Date.now() > deadline) throw new Error(`/readyz answered ${answer.status} ${JSON.stringify(answer.body)}, not ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 const workflow = (name: string) => ({ name, canvas: { viewport: {} }, nodes: [{ name: 'only', nodeType: 'step', executorKey: 'echo' }] });
 
 describe.skipIf(skipReason)('the service on a full disk', () => {
@@ -50,6 +68,7 @@ describe.skipIf(skipReason)('the service on a full disk', () => {
     server = started.tmpfs;
     const { baseUrl } = started;
     expect((await call(baseUrl, 'POST', '', workflow('before the disk filled'))).status).toBe(201);
+    expect((await untilReadiness(baseUrl, 200)).body.checks.store.ok).toBe(true);
 
     const filler = join(server.path, 'filler');
     fillDisk(filler);
@@ -74,7 +93,17 @@ describe.skipIf(skipReason)('the service on a full disk', () => {
     const listed = await call(baseUrl, 'GET', '?perPage=100');
     expect(listed.status).toBe(200);
 
+    // Not ready while the store refuses writes, and the answer names the store; alive all along.
+    const unready = await untilReadiness(baseUrl, 503);
+    expect(unready.body.status).toBe('unavailable');
+    expect(unready.body.checks.store.ok).toBe(false);
+    expect(unready.body.checks.store.error).toContain('ENOSPC');
+    expect(unready.body.checks.store.error).not.toContain(server.path);
+    for (const name of ['recovery', 'timeoutSweeper', 'retention']) expect(unready.body.checks[name]).toMatchObject({ running: true });
+    expect(await probe(baseUrl, '/livez')).toEqual({ status: 200, body: { status: 'ok' } });
+
     rmSync(filler);
+    expect((await untilReadiness(baseUrl, 200)).body.checks.store.ok).toBe(true);
     expect((await call(baseUrl, 'POST', '', workflow('after space was freed'))).status).toBe(201);
     stored.push('after space was freed');
     const names = (await call(baseUrl, 'GET', '?perPage=100')).body.workflows.map((item: { name: string }) => item.name);

@@ -2,7 +2,9 @@
  * The run-control figures (issue "Run control" item 1), over HTTP against the suite's service,
  * one run at a time (no contention):
  *
- * - pause: a chain of 200 `builtin.sleep` steps (5 ms each). After a few nodes started (plus a
+ * - pause: a chain of 200 `builtin.sleep` steps (5 ms each: at least a second of work, so the pause
+ *   always reaches a run that is still running, never a race with the engine; a run that started
+ *   every node before pausing fails the workload instead of giving a figure). After a few nodes started (plus a
  *   random 0-10 ms, so that the pause lands at any phase of a node) /pause is sent at t0.
  *   Latency = max(time until its 200 answer, last `node.started` of the run - t0): the time until
  *   the client holds the answer and no node starts any more (event timestamps have millisecond
@@ -106,7 +108,10 @@ async function pauseOnce(app: AppUnderTest, workflowId: string, deadline: number
   const ack = performance.now() - started;
   if (answer.status !== 200) throw new Error(`pause of ${runId}: ${answer.status} ${answer.text.slice(0, 500)}`);
   const found = await untilEvents(app, workflowId, runId, 'node.started,run.paused', (list) => list.some((e) => e.type === 'run.paused'), deadline);
-  const lastStart = Math.max(...found.filter((e) => e.type === 'node.started').map((e) => Date.parse(e.timestamp)));
+  const starts = found.filter((e) => e.type === 'node.started');
+  // The figure is a pause of a run still running: a chain that ran out before the pause measures nothing.
+  if (starts.length >= CHAIN_LENGTH) throw new Error(`run ${runId}: all ${CHAIN_LENGTH} nodes started before the pause took effect; make the steps slower`);
+  const lastStart = Math.max(...starts.map((e) => Date.parse(e.timestamp)));
   const cleanup = await request(app, 'POST', `${API_PREFIX}/${workflowId}/runs/${runId}/cancel`, { reason: 'bench cleanup' });
   if (cleanup.status !== 200) throw new Error(`cancel of paused ${runId}: ${cleanup.status} ${cleanup.text.slice(0, 500)}`);
   // A start in the same millisecond as t0 counts as a start after the request.

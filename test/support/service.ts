@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions } from '@switchyard/api';
+import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions, type OpenServices } from '@switchyard/api';
 import type { Clock, DownstreamTokenMinter, RunEngine, TimeoutSweeper } from '@switchyard/runner';
 import { openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
 
@@ -130,6 +130,8 @@ export interface TestService {
   engine: RunEngine;
   /** The HITL timeout sweeper, started; stopped at close. */
   sweeper: TimeoutSweeper;
+  /** What `GET /readyz` answers from (counts its store checks). */
+  readiness: OpenServices['readiness'];
   /** A run's events in `seq` order (read from the store; the API has no events endpoint). */
   events(runId: string): Promise<RunEvent[]>;
   /** POST /workflows; throws unless 201. Returns the created workflow detail. */
@@ -296,6 +298,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       repos,
       engine,
       sweeper,
+      readiness: services.readiness,
       async events(runId) {
         const records = await repos.events.listByRun(runId);
         return records.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload as Record<string, any> }));

@@ -32,6 +32,7 @@ import runRoutes from './routes/runs.ts';
 import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
 import accessRoutes from './routes/access.ts';
+import healthRoutes from './routes/health.ts';
 import type { AppServices } from './services/index.ts';
 
 import { API_PREFIX } from './api-prefix.ts';
@@ -75,7 +76,7 @@ function callerKey(request: FastifyRequest): string {
 /**
  * Builds the app: error handling, connection bounds, security headers, CORS, the `Host` and
  * `Origin` checks, authentication and scopes, rate limits, OpenAPI, workflow and run routes, and
- * /healthz. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
+ * the public probes /livez, /healthz and /readyz (routes/health.ts). The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const edge: EdgeConfig = { ...DEFAULT_EDGE, ...options.edge };
@@ -129,7 +130,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(auditRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(consoleRoutes);
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  await app.register(healthRoutes, { services: options.services });
   return app;
 }

@@ -38,8 +38,11 @@ import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 import { AUTH_MODES } from './auth/authenticator.ts';
 import { DEFAULT_JWT_GROUPS_CLAIM, DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
 
-/** Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`. */
-export const DEFAULT_TRIGGERS_PER_MINUTE = 600;
+/**
+ * Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`: 6,000 a minute (100 a second), a level no
+ * single real integration reaches, so it stops only a runaway client (docs/operations/edge.md).
+ */
+export const DEFAULT_TRIGGERS_PER_MINUTE = 6_000;
 /** Default of `SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`. */
 export const DEFAULT_APPROVALS_PER_MINUTE = 1_200;
 /** Default of `SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE`. */
@@ -454,7 +457,9 @@ export const CONFIG_SCHEMA = Type.Object({
     default: DEFAULT_TRIGGERS_PER_MINUTE,
     minimum: 0,
     maximum: MAX_PER_MINUTE,
-    description: 'trigger, retry, replay and node-rerun requests one client may send a minute (counted together); more get 429 `rate_limited`; `0` = unlimited',
+    description:
+      'trigger, retry, replay and node-rerun requests one client may send a minute (counted together); more get 429 `rate_limited`; `0` = unlimited. ' +
+      'The default, 100 a second, is above what one real integration sends and stops only a runaway client (a retry loop without backoff)',
   }),
   SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE: Type.Integer({
     group: 'Rate limits',

@@ -45,12 +45,12 @@ function preflight(origin: string, method = 'POST', headers = 'content-type, ide
 }
 
 describe('configuration', () => {
-  it('defaults: no CORS origins, rate limits of 600 triggers and 1,200 approvals a minute', () => {
+  it('defaults: no CORS origins, rate limits of 6,000 triggers (100 a second) and 1,200 approvals a minute', () => {
     const config = loadConfig({});
     expect(config.corsOrigins).toEqual([]);
     expect(config.rateLimitTriggersPerMinute).toBe(DEFAULT_TRIGGERS_PER_MINUTE);
     expect(config.rateLimitApprovalsPerMinute).toBe(DEFAULT_APPROVALS_PER_MINUTE);
-    expect([DEFAULT_TRIGGERS_PER_MINUTE, DEFAULT_APPROVALS_PER_MINUTE]).toEqual([600, 1_200]);
+    expect([DEFAULT_TRIGGERS_PER_MINUTE, DEFAULT_APPROVALS_PER_MINUTE]).toEqual([6_000, 1_200]);
     expect(loadConfig({ SWITCHYARD_CORS_ORIGINS: '' }).corsOrigins).toEqual([]);
   });
 

@@ -51,6 +51,9 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/audit',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events/stream',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
+        'GET /livez',
+        'GET /healthz',
+        'GET /readyz',
       ].sort(),
     );
   });
@@ -100,10 +103,25 @@ describe('openapi/openapi.json', () => {
       else expect(statuses, `${method} ${path} is not rate-limited`).not.toContain('429');
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
         const response = operation.responses[status];
+        // The readiness probe's 503 is its report naming the failing check, not an error body.
+        if (operation.operationId === 'getReadiness' && status === '503') continue;
         expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
         expect(response.description, `${method} ${path} ${status}`).not.toBe('Default Response');
       }
     }
     expect(operations(document).find(({ operation }) => operation.operationId === 'streamRunEvents')?.operation.responses).toHaveProperty('406');
+  });
+
+  it('documents the public probes under the health tag, /readyz answering its report on 200 and 503', async () => {
+    const document = await openApiDocument();
+    const probes = operations(document).filter(({ operation }) => (operation as { tags?: string[] }).tags?.includes('health'));
+    expect(probes.map(({ path }) => path).sort()).toEqual(['/healthz', '/livez', '/readyz']);
+    for (const { operation } of probes) expect((operation as { security?: unknown[] }).security ?? [], operation.operationId).toEqual([]);
+    const readiness = probes.find(({ path }) => path === '/readyz')!.operation.responses as Record<string, any>;
+    for (const status of ['200', '503']) {
+      const schema = readiness[status].content['application/json'].schema;
+      expect(Object.keys(schema.properties).sort(), status).toEqual(['checkedAt', 'checks', 'status']);
+      expect(Object.keys(schema.properties.checks.properties).sort(), status).toEqual(['recovery', 'retention', 'store', 'timeoutSweeper']);
+    }
   });
 });

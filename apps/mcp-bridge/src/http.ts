@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP transport of the bridge (STYLE.md §3.4, stateless): `POST /mcp` gets a new
  * server, transport and REST client per request, closed when the response ends; `GET`/`DELETE /mcp`
- * answer 405 (no sessions, no server-initiated streams); anything else 404. JSON answers
+ * answer 405 (no sessions, no server-initiated streams); `GET /livez` is the liveness probe
+ * ({@link LIVENESS_PATH}: public, before every check below); anything else 404. JSON answers
  * (`enableJsonResponse`), no SSE framing.
  *
  * Every request passes, in this order: the Host/Origin allow-lists (http-guard.ts; 403), the
@@ -51,6 +52,13 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export const OPEN_API_MESSAGE =
   'Service unavailable: the API behind this bridge accepts unauthenticated calls, so bearer pass-through would authenticate nobody; ' +
   'turn authentication on in the API (SWITCHYARD_AUTH) or bind the bridge to loopback (--host 127.0.0.1)';
+/**
+ * The liveness probe (issue #20 item 1): `GET /livez` answers 200 `{ "status": "ok" }` while the
+ * process answers, before the Host/Origin check and without a credential (it reveals nothing;
+ * docker-compose.yml's health check calls it as `127.0.0.1`, whatever names the bridge serves).
+ */
+export const LIVENESS_PATH = '/livez';
+
 /** Path of the protected-resource metadata of `/mcp` (RFC 9728 §3.1: the resource's path appended). */
 const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
@@ -77,6 +85,11 @@ export async function startHttp(deps: HttpDeps, options: HttpConfig): Promise<Ht
   http.requestTimeout = REQUEST_TIMEOUT_MS;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // The liveness probe first: it tells nothing but "the process answers", so it needs no credential and no allowed Host.
+    if ((request.url ?? '/').split('?')[0] === LIVENESS_PATH) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
+      return sendJson(response, 200, { status: 'ok' });
+    }
     const refusal = checkHostAndOrigin(request.headers, lists);
     if (refusal) {
       deps.logger?.warn({ host: request.headers.host, origin: request.headers.origin, remote: request.socket.remoteAddress }, 'MCP HTTP request refused: Host or Origin not allowed');

@@ -15,6 +15,7 @@ import type { ExecutorRegistry } from './executors/types.ts';
 import { GateBlocked, RunCancelled } from './gates.ts';
 import { Interpreter, NodeFailedError } from './interpreter.ts';
 import { Lease } from './lease.ts';
+import { LoopClock, type LoopStatus } from './loop-status.ts';
 import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
 import type { DownstreamTokenMinter } from './downstream-token.ts';
@@ -73,6 +74,7 @@ export class RunEngine {
   /** Runs this instance executes; `rerun` asks for one more claim once the current execution ends. */
   private readonly active = new Map<string, { control: ExecutionControl; done: Promise<void>; rerun: boolean }>();
   private stopRecovery: (() => void) | null = null;
+  private readonly recoveryLoop: LoopClock;
   private closed = false;
 
   constructor(private readonly options: RunEngineOptions) {
@@ -82,6 +84,7 @@ export class RunEngine {
     this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
     this.parallelLimit = options.parallelLimit ?? 8;
     this.recoveryIntervalMs = options.recoveryIntervalMs ?? 15_000;
+    this.recoveryLoop = new LoopClock(() => this.clock.now(), this.recoveryIntervalMs);
   }
 
   /**
@@ -124,9 +127,22 @@ export class RunEngine {
   /** Runs {@link recoverOrphans} now and then every `recoveryIntervalMs`. */
   startRecovery(): void {
     if (this.stopRecovery || this.closed) return;
-    const tick = () => void this.recoverOrphans().catch((error: unknown) => this.options.logger.error({ err: error }, 'run recovery scan failed'));
+    const tick = () =>
+      void this.recoverOrphans().then(
+        () => this.recoveryLoop.ran(),
+        (error: unknown) => this.options.logger.error({ err: error }, 'run recovery scan failed'),
+      );
+    this.recoveryLoop.started();
     tick();
     this.stopRecovery = this.clock.every(this.recoveryIntervalMs, tick);
+  }
+
+  /**
+   * The recovery loop's state (loop-status.ts): running between {@link startRecovery} and
+   * {@link close}; `lastRunAt` is when the last scan finished without an error (engine clock).
+   */
+  recoveryStatus(): LoopStatus {
+    return this.recoveryLoop.status;
   }
 
   /**
@@ -173,6 +189,7 @@ export class RunEngine {
   async close(): Promise<void> {
     this.closed = true;
     this.stopRecovery?.();
+    this.recoveryLoop.stopped();
     for (const { control } of this.active.values()) control.stop({ kind: 'shutdown' });
     await this.idle();
   }

@@ -2,6 +2,7 @@ export * from './cel/index.ts';
 export * from './executors/index.ts';
 export { backoffDelayMs } from './backoff.ts';
 export { systemClock, type Clock } from './clock.ts';
+export { LoopClock, type LoopStatus } from './loop-status.ts';
 export { definitionChecks } from './definition-checks.ts';
 export { RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';

@@ -11,6 +11,7 @@ import { isTerminalRunStatus } from '@switchyard/domain';
 import type { DocumentStore, Repositories } from '@switchyard/store';
 import { systemClock, type Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
+import { LoopClock, type LoopStatus } from './loop-status.ts';
 
 /** Outcome of {@link deleteEndedRun}. */
 export type RunDeletion = 'deleted' | 'not_found' | 'not_ended';
@@ -65,9 +66,16 @@ export class RetentionSweeper {
   private stopping = false;
   private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
+  private readonly loop: LoopClock;
 
   constructor(private readonly options: RetentionSweeperOptions) {
     this.clock = options.clock ?? systemClock;
+    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 3_600_000);
+  }
+
+  /** The pass loop's state (loop-status.ts): `lastRunAt` is when the last pass finished without an error (sweeper clock). */
+  loopStatus(): LoopStatus {
+    return this.loop.status;
   }
 
   /** True when a run retention policy is configured (expired idempotency keys are purged either way). */
@@ -122,8 +130,12 @@ export class RetentionSweeper {
   start(): void {
     if (this.cancelTimer) return;
     const tick = () => {
-      this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'retention sweep failed'));
+      this.running = this.sweep().then(
+        () => this.loop.ran(),
+        (error: unknown) => this.options.logger.error({ err: error }, 'retention sweep failed'),
+      );
     };
+    this.loop.started();
     tick();
     this.cancelTimer = this.clock.every(this.options.intervalMs ?? 3_600_000, tick);
   }
@@ -133,6 +145,7 @@ export class RetentionSweeper {
     this.stopping = true;
     this.cancelTimer?.();
     this.cancelTimer = null;
+    this.loop.stopped();
     await this.running;
   }
 

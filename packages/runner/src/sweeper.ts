@@ -17,6 +17,7 @@ import { recordDecision } from './decisions.ts';
 import { requestDirective } from './directives.ts';
 import type { RunEngine } from './engine.ts';
 import type { Logger } from './logger.ts';
+import { LoopClock, type LoopStatus } from './loop-status.ts';
 
 export interface TimeoutSweeperOptions {
   repos: Repositories;
@@ -34,9 +35,16 @@ export class TimeoutSweeper {
   private cancelTimer: (() => void) | null = null;
   private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
+  private readonly loop: LoopClock;
 
   constructor(private readonly options: TimeoutSweeperOptions) {
     this.clock = options.clock ?? systemClock;
+    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 1_000);
+  }
+
+  /** The sweep loop's state (loop-status.ts): `lastRunAt` is when the last sweep finished without an error (sweeper clock). */
+  loopStatus(): LoopStatus {
+    return this.loop.status;
   }
 
   /**
@@ -84,8 +92,12 @@ export class TimeoutSweeper {
   /** Sweeps every `intervalMs` until {@link stop}. */
   start(): void {
     if (this.cancelTimer) return;
+    this.loop.started();
     this.cancelTimer = this.clock.every(this.options.intervalMs ?? 1_000, () => {
-      this.running = this.sweep().catch((error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'));
+      this.running = this.sweep().then(
+        () => this.loop.ran(),
+        (error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'),
+      );
     });
   }
 
@@ -93,6 +105,7 @@ export class TimeoutSweeper {
   async stop(): Promise<void> {
     this.cancelTimer?.();
     this.cancelTimer = null;
+    this.loop.stopped();
     await this.running;
   }
 }

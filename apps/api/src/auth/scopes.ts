@@ -8,7 +8,7 @@
  *   it does not stand in for the three scopes above, which a request still needs.
  *
  * A route states its scope with `config: { scope }`; without one, GET/HEAD need `workflows-read`
- * and other methods `workflows-write`. Routes outside `/api/` (`/healthz`, `/docs`) are public.
+ * and other methods `workflows-write`. Routes outside `/api/` (the probes `/livez`, `/healthz`, `/readyz`; `/docs`) are public.
  */
 import type { RouteOptions } from 'fastify';
 

@@ -2,7 +2,7 @@
  * The auth plugin (issue 9 item 7): authenticates every `/api/` request in `onRequest` (before
  * its body is read, before rate limits, which count per identity) and checks the scope the route
  * requires (auth/scopes.ts); sets `request.identity` for the handlers (who triggers, decides,
- * cancels). Public routes (`/healthz`, `/docs`) get the anonymous identity.
+ * cancels). Public routes (the probes, `/docs`) get the anonymous identity.
  *
  * In OpenAPI every `/api/` operation lists its scope as the role of both security schemes
  * (`bearerAuth`: a JWT or an API key; `apiKeyHeader`: `X-API-Key`) and declares 401 and 403.

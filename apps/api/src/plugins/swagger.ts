@@ -36,6 +36,7 @@ export default fp(
         tags: [
           { name: 'workflows', description: 'Workflow definitions' },
           { name: 'runs', description: 'Runs and node runs' },
+          { name: 'health', description: 'Liveness and readiness probes (public)' },
         ],
       },
     });

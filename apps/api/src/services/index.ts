@@ -24,6 +24,7 @@ import {
 } from '@switchyard/runner';
 import type { ServiceConfig } from '../config.ts';
 import { Authenticator } from '../auth/authenticator.ts';
+import { Readiness } from './readiness.ts';
 
 /** What routes use. */
 export interface AppServices {
@@ -43,6 +44,8 @@ export interface AppServices {
   runBounds?: RunBounds;
   /** Rewrites failure text before an answer shows it: no absolute DATA_DIR path, no network address (runner public-text.ts). Default: unchanged. */
   publicText?: (text: string) => string;
+  /** What `GET /readyz` answers (services/readiness.ts). Default: ready, nothing checked (apps built on partial services). */
+  readiness?: Pick<Readiness, 'check'>;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -51,6 +54,8 @@ export interface OpenServices extends AppServices {
   authenticator: Authenticator;
   /** Decides HITL gates past their timeout (started unless `background` says otherwise). */
   sweeper: TimeoutSweeper;
+  /** The readiness checks of this instance: the store, the recovery scan and both sweepers. */
+  readiness: Readiness;
   store: DocumentStore;
   executors: ExecutorRegistry;
   engine: RunEngine;
@@ -145,6 +150,13 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock,
     });
     opened.push(() => retention.stop());
+    const readiness = new Readiness({
+      store,
+      clock,
+      instance: engine.owner,
+      publicText,
+      loops: { recovery: () => engine.recoveryStatus(), timeoutSweeper: () => sweeper.loopStatus(), retention: () => retention.loopStatus() },
+    });
     const all = options.background !== false;
     const background = typeof options.background === 'object' ? options.background : { recovery: all, sweeper: all, retention: all };
     if (background.recovery) engine.startRecovery();
@@ -157,6 +169,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       executors,
       engine,
       sweeper,
+      readiness,
       checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes, maxStepExecutions: config.maxStepExecutions }),
       clock,
       logger,
