@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DefinitionChecks, RunBounds } from '@switchyard/domain';
-import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
+import { openRepositories, openStore, timedStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
   HmacTokenMinter,
@@ -24,6 +24,11 @@ import {
 } from '@switchyard/runner';
 import type { ServiceConfig } from '../config.ts';
 import { Authenticator } from '../auth/authenticator.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { runEventMetrics } from '../metrics/run-event-metrics.ts';
+
+/** Runs the pending-approvals gauge reads at most per scrape (see `WorkflowRuns.countUndecidedRequirements`). */
+const PENDING_APPROVALS_MAX_RUNS = 10_000;
 
 /** What routes use. */
 export interface AppServices {
@@ -43,6 +48,8 @@ export interface AppServices {
   runBounds?: RunBounds;
   /** Rewrites failure text before an answer shows it: no absolute DATA_DIR path, no network address (runner public-text.ts). Default: unchanged. */
   publicText?: (text: string) => string;
+  /** Prometheus metrics: with them the app times its requests and serves `GET /metrics` (docs/operations/metrics.md). Default none. */
+  metrics?: Metrics;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -54,6 +61,8 @@ export interface OpenServices extends AppServices {
   store: DocumentStore;
   executors: ExecutorRegistry;
   engine: RunEngine;
+  /** This instance's metrics (its own registry), fed by the run-event seam, the store port and the app. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -83,7 +92,9 @@ export interface OpenServicesOptions {
  * The composition root of the server, the tests and the benches: builds the authenticator
  * (reading the API keys file) and the downstream token minter, opens the store (embedded unless
  * `mongodbUri`, or the one given) and its indexes, loads the executor registry, builds CEL, the
- * engine and the sweepers, and starts the background work `options.background` names. Throws when
+ * engine and the sweepers, and the metrics (fed by the run-event seam and the timed store the
+ * repositories use; docs/operations/metrics.md), and starts the background work
+ * `options.background` names. Throws when
  * the registry file, the auth configuration or the store is unusable (closing what it opened).
  */
 export async function openServices(config: ServiceConfig, logger: Logger, options: OpenServicesOptions = {}): Promise<OpenServices> {
@@ -100,8 +111,10 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     (closing ??= (async () => {
       for (const close of [...opened].reverse()) await close();
     })());
+  const metrics = new Metrics({ maxWorkflows: config.metricsMaxWorkflows, scrapeToken: config.metricsToken, logger });
   try {
-    const repos = await openRepositories(store);
+    // Repositories and sweepers see the store through the timing decorator (store operation latency).
+    const repos = await openRepositories(timedStore(store, metrics.observeStore));
     // Workflows stored before per-workflow access (issue #18) get the configured default once.
     const given = await repos.definitions.applyDefaultAccess(config.defaultAccess);
     if (given > 0) logger.info({ workflows: given, access: config.defaultAccess }, 'gave SWITCHYARD_DEFAULT_ACCESS to workflows stored without access');
@@ -132,6 +145,13 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock,
     });
     opened.push(() => engine.close());
+    // The run-event seam feeds the run, node, retry, takeover and timeout metrics.
+    opened.push(ignoreResult(repos.events.onAppend(runEventMetrics(metrics, (key) => executors.kindOf(key)))));
+    metrics.setSources({
+      runsExecuting: () => engine.activeCount,
+      runsQueued: () => repos.runs.countByStatus('pending'),
+      pendingApprovals: () => repos.runs.countUndecidedRequirements(PENDING_APPROVALS_MAX_RUNS),
+    });
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, clock, intervalMs: config.sweepIntervalMs });
     // Stopped before the engine closes, so that no timeout wakes a closed engine.
     opened.push(() => sweeper.stop());
@@ -143,6 +163,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       keepPerWorkflow: config.runsKeptPerWorkflow,
       intervalMs: config.retentionIntervalMs,
       clock,
+      onDeleted: (runs) => metrics.sweeperAction('retention_delete', runs),
     });
     opened.push(() => retention.stop());
     const all = options.background !== false;
@@ -162,6 +183,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
       publicText,
+      metrics,
       runBounds: {
         maxOpenHumanRequests: config.maxOpenHumanRequests,
         maxStoredRequirements: config.maxStoredRequirements,
@@ -174,4 +196,11 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     await closeAll();
     throw error;
   }
+}
+
+/** `stop` as a close step: unregisters, resolves. */
+function ignoreResult(stop: () => unknown): () => Promise<void> {
+  return async () => {
+    stop();
+  };
 }
