@@ -19,6 +19,7 @@ import auth from './plugins/auth.ts';
 import access from './access/plugin.ts';
 import requestOrigin from './plugins/request-origin.ts';
 import edgeLimits, { edgeServerOptions } from './plugins/edge-limits.ts';
+import metricsPlugin from './plugins/metrics.ts';
 import { Authenticator, NO_AUTH } from './auth/authenticator.ts';
 import { DEFAULT_EDGE, type EdgeConfig } from './config.ts';
 import approvalRoutes from './routes/approvals.ts';
@@ -75,8 +76,9 @@ function callerKey(request: FastifyRequest): string {
 
 /**
  * Builds the app: error handling, connection bounds, security headers, CORS, the `Host` and
- * `Origin` checks, authentication and scopes, rate limits, OpenAPI, workflow and run routes, and
- * the public probes /livez, /healthz and /readyz (routes/health.ts). The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
+ * `Origin` checks, authentication and scopes, rate limits, OpenAPI, workflow and run routes, the
+ * public probes /livez, /healthz and /readyz (routes/health.ts), and — when the services carry
+ * {@link AppServices.metrics} — request timing and /metrics. The body limit is 1 MiB; JSON only (UTF-8, see plugins/json-body.ts).
  */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const edge: EdgeConfig = { ...DEFAULT_EDGE, ...options.edge };
@@ -97,6 +99,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   installBodyGuard(app);
   await app.register(errorHandler, { publicText: options.services.publicText });
   await app.register(httpErrors);
+  // Before every route: its onResponse hook times them all (by route pattern), and GET /metrics.
+  if (options.services.metrics !== undefined) await app.register(metricsPlugin, { metrics: options.services.metrics });
   await app.register(edgeLimits, edge);
   // The edge, before any route: their hooks and onRoute hooks must see every route.
   await app.register(securityHeaders, { docsPrefix: DOCS_PREFIX });

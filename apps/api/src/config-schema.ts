@@ -37,6 +37,7 @@ import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, 
 import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 import { AUTH_MODES } from './auth/authenticator.ts';
 import { DEFAULT_JWT_GROUPS_CLAIM, DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
+import { DEFAULT_METRICS_MAX_WORKFLOWS } from './metrics/bounded-labels.ts';
 
 /**
  * Default of `SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`: 6,000 a minute (100 a second), a level no
@@ -64,6 +65,7 @@ export const CONFIG_GROUPS = [
   'Authentication',
   'Access control',
   'Downstream tokens',
+  'Metrics',
 ] as const;
 export type ConfigGroup = (typeof CONFIG_GROUPS)[number];
 
@@ -183,6 +185,12 @@ export const CONFIG_FORMATS = {
       }
       return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `${name} must be an http: or https: URL`;
     },
+  },
+  /** A bearer token a client sends in `Authorization`: 16–4,096 visible ASCII characters (not quoted in the error: it is a secret). */
+  'bearer-token': {
+    type: 'secret',
+    range: '16–4,096 visible ASCII characters',
+    problem: (value, name) => (/^[\x21-\x7e]{16,4096}$/.test(value) ? undefined : `${name} must be 16 to 4096 visible ASCII characters (no spaces)`),
   },
   /** An HMAC-SHA-256 key: at least 32 bytes of UTF-8. */
   'hs256-key': {
@@ -552,6 +560,22 @@ export const CONFIG_SCHEMA = Type.Object({
     minimum: 10,
     maximum: 86_400,
     description: 'lifetime of a downstream token, seconds',
+  }),
+  // Metrics
+  SWITCHYARD_METRICS_TOKEN: Type.Optional(
+    Type.String({
+      group: 'Metrics',
+      format: 'bearer-token',
+      description:
+        'when set, `GET /metrics` requires `Authorization: Bearer <this>` (else 401); unset = `/metrics` is public (see [metrics](../operations/metrics.md))',
+    }),
+  ),
+  SWITCHYARD_METRICS_MAX_WORKFLOWS: Type.Integer({
+    group: 'Metrics',
+    default: DEFAULT_METRICS_MAX_WORKFLOWS,
+    minimum: 0,
+    maximum: 100_000,
+    description: 'distinct workflow ids the run metrics label by; runs of further workflows are counted under `workflow="other"` (bounds the number of time series)',
   }),
 });
 

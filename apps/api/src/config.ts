@@ -93,6 +93,10 @@ export interface ServiceConfig {
   maxDecisionBytes: number;
   /** Embedded store: journal bytes past which it is compacted, at least (`SWITCHYARD_COMPACT_JOURNAL_BYTES`, default 64 MiB; see embedded-store.ts). */
   compactJournalBytes: number;
+  /** The bearer token `GET /metrics` requires (`SWITCHYARD_METRICS_TOKEN`); null: public. */
+  metricsToken: string | null;
+  /** Distinct workflow ids the run metrics label by before `other` (`SWITCHYARD_METRICS_MAX_WORKFLOWS`, default 1,000). */
+  metricsMaxWorkflows: number;
 }
 
 /** The edge's bounds (docs/operations/security.md). Durations in milliseconds. */
@@ -204,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     compactJournalBytes: v.SWITCHYARD_COMPACT_JOURNAL_BYTES,
     maxConcurrentCalls: v.SWITCHYARD_MAX_CONCURRENT_CALLS,
     maxConcurrentCallsPerOrigin: v.SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN,
+    metricsToken: v.SWITCHYARD_METRICS_TOKEN ?? null,
+    metricsMaxWorkflows: v.SWITCHYARD_METRICS_MAX_WORKFLOWS,
   };
 }
 

@@ -29,6 +29,7 @@ const BAD_BY_FORMAT: Record<string, string> = {
   'hs256-key': 'short-secret',
   'cors-origins': 'https://canvas.example.com/',
   'host-names': 'https://api.example.com',
+  'bearer-token': 'too short',
 };
 
 function badValue(entry: ConfigEntry, variant: 'malformed' | 'out of range'): string | undefined {

@@ -5,15 +5,15 @@
  *
  * | type | when | payload |
  * | --- | --- | --- |
- * | `run.started` | an instance starts executing a new run | `owner` |
- * | `run.resumed` | an instance continues a run (after a restart, a decision, a lost owner) | `owner` |
+ * | `run.started` | an instance starts executing a new run | `owner`, `takenOverFrom` (only after a lease takeover) |
+ * | `run.resumed` | an instance continues a run (after a restart, a decision, a lost owner) | `owner`, `takenOverFrom` (the owner whose expired lease was taken over, only then) |
  * | `run.awaiting_approval` | the run parks at its HITL gates | — |
  * | `directive.received` | a pause, resume or cancel was accepted for the run | `directive`, `requestedBy` (an Actor: `{ userId, username, via }`), `reason` (cancel) |
  * | `run.paused` | the run became `paused` (no node executes any more) | — |
  * | `run.timed_out` | the run's `timeoutSeconds` passed; it is being stopped (then `run.failed`) | `timeoutSeconds`, `deadlineAt` |
  * | `run.completed` / `run.failed` / `run.cancelled` | the run ended (its last event) | `errorSummary` (not on completed) |
  * | `node.started` | an attempt of a node starts | `nodeId`, `nodeName`, `iterationPath`, `attempt`, `nodeRunId` |
- * | `node.completed` / `node.failed` / `node.skipped` / `node.cancelled` / `node.awaiting_approval` | an attempt or node ended, or awaits review | same, plus `error` |
+ * | `node.completed` / `node.failed` / `node.skipped` / `node.cancelled` / `node.awaiting_approval` | an attempt or node ended, or awaits review | same, plus `error`, and `executorKey` when an executor served the attempt (steps) |
  * | `node.retrying` | a failed attempt will be retried | same, plus `delayMs`, `error` |
  * | `requirement.raised` | a HITL gate was raised | `stepId`, `nodeId`, `phase`, `round` |
  * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `nodeId`, `resolution`, `decidedBy` |

@@ -314,8 +314,14 @@ describe('memoized re-traversal', () => {
     const runs = await nodeRunsByName(run.id);
     expect(runs.A!.attempt).toBe(1);
     expect(runs.B).toMatchObject({ status: 'completed', attempt: 2 });
-    const types = (await h.repos.events.listByRun(run.id)).map((e) => e.type);
-    expect(types).toContain('run.resumed');
+    const events = await h.repos.events.listByRun(run.id);
+    // The survivor's claim names the owner whose expired lease it took over (a lease takeover).
+    expect(events.filter((e) => e.type === 'run.started' || e.type === 'run.resumed').map((e) => [e.type, e.payload])).toEqual([
+      ['run.started', { owner: 'crashed' }],
+      ['run.resumed', { owner: 'survivor', takenOverFrom: 'crashed' }],
+    ]);
+    // Step attempts name the executor that served them.
+    expect(events.find((e) => e.type === 'node.completed')?.payload).toMatchObject({ executorKey: 'echo' });
   });
 
   it('releases the lease at shutdown so that another instance continues', async () => {
@@ -334,6 +340,9 @@ describe('memoized re-traversal', () => {
     await clock.advance(1_000);
     await second.idle();
     expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'completed' });
+    // A released lease is no takeover.
+    const resumed = (await h.repos.events.listByRun(run.id)).find((e) => e.type === 'run.resumed');
+    expect(resumed?.payload).toEqual({ owner: 'second' });
   });
 
   it('lets exactly one of two instances claim a run', async () => {

@@ -197,8 +197,10 @@ export class RunEngine {
   private async execute(runId: string, control: ExecutionControl, entry: { rerun: boolean }): Promise<void> {
     const { repos, logger } = this.options;
     const claimedAt = this.clock.now();
-    let run = await repos.runs.claim(runId, this.owner, this.leaseMs, claimedAt);
-    if (!run) return;
+    const claimed = await repos.runs.claim(runId, this.owner, this.leaseMs, claimedAt);
+    if (!claimed) return;
+    const { takenOverFrom, ...claimedRun } = claimed;
+    let run: RunRecord = claimedRun;
     logger.info({ runId, workflowId: run.workflowDefinitionId, claimsSinceProgress: run.claimsSinceProgress }, 'run claimed');
     if ((run.claimsSinceProgress ?? 0) > MAX_CLAIMS_WITHOUT_PROGRESS) return await this.failPoisonRun(run);
     const lease = new Lease({
@@ -222,7 +224,8 @@ export class RunEngine {
         if (control.reason) return await this.settleStop(ledger, control.reason, entry);
         const history = await repos.nodeRuns.listByRun(runId);
         ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
-        if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner });
+        // `takenOverFrom`: the owner whose expired lease this claim took over (a lease takeover).
+        if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner, ...(takenOverFrom === null ? {} : { takenOverFrom }) });
         const outcome = await this.traverse(ledger, control);
         if (outcome === 'stopped') return await this.settleStop(ledger, control.reason!, entry);
         if (outcome !== 'blocked') return await this.finish(ledger, outcome);

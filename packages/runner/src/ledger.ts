@@ -169,6 +169,8 @@ export class RunLedger {
       attempt: nodeRun.attempt,
       nodeRunId: nodeRun.id,
       ...(end.error ? { error: end.error } : {}),
+      // Steps: the executor that served the attempt (or, for a pool that failed, the last member tried).
+      ...executorKeyOf(end),
     });
   }
 
@@ -217,4 +219,10 @@ export class RunLedger {
   assertOwned(): void {
     if (this.clock.now().getTime() >= this.lease.validUntil) throw new LeaseExpired(`lease of run ${this.run.id} expired`);
   }
+}
+
+/** `{ executorKey }` of an attempt's end (the key that served, else the last pool member tried), or `{}` for a node without an executor. */
+function executorKeyOf(end: NodeRunEnd): { executorKey?: string } {
+  const key = end.executorKey ?? end.poolAttempts?.at(-1)?.executorKey ?? null;
+  return key === null ? {} : { executorKey: key };
 }

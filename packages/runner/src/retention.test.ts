@@ -113,8 +113,12 @@ describe('RetentionSweeper', () => {
     const runsA: string[] = [];
     for (let i = 5; i >= 1; i--) runsA.push(await run(a, new Date(now - i * 60_000)));
     const runsB = [await run(b, new Date(now - 60_000))];
-    const sweeper = new RetentionSweeper({ repos, store, logger, clock: clockAt(now), retentionDays: null, keepPerWorkflow: 2 });
+    const told: number[] = [];
+    const sweeper = new RetentionSweeper({ repos, store, logger, clock: clockAt(now), retentionDays: null, keepPerWorkflow: 2, onDeleted: (count) => told.push(count) });
     expect(await sweeper.sweep()).toBe(3);
+    expect(await sweeper.sweep()).toBe(0);
+    // The metrics hear of each pass that deleted runs (sweeper actions `retention_delete`), not of empty passes.
+    expect(told).toEqual([3]);
     const kept = (await repos.runs.list({ workflowId: a }, 1, 100)).items.map((r) => r.id);
     expect(kept.sort()).toEqual(runsA.slice(3).sort());
     expect((await repos.runs.list({ workflowId: b }, 1, 100)).total).toBe(runsB.length);

@@ -47,6 +47,8 @@ export interface RetentionSweeperOptions {
   keepPerWorkflow: number | null;
   /** Pass period, milliseconds (default 3,600,000: hourly). */
   intervalMs?: number;
+  /** Told how many runs a pass deleted, when more than none (the metrics' sweeper actions). Must not throw. */
+  onDeleted?: (runs: number) => void;
 }
 
 /** Runs deleted per query of a pass (a pass repeats until nothing is left). */
@@ -95,6 +97,7 @@ export class RetentionSweeper {
       if (!(error instanceof RetentionStopped)) throw error;
     }
     if (counter.deleted > 0) {
+      this.options.onDeleted?.(counter.deleted);
       await this.options.store.compact();
       this.options.logger.info({ deleted: counter.deleted, retentionDays: this.options.retentionDays, keepPerWorkflow: this.options.keepPerWorkflow }, 'retention deleted ended runs');
     }

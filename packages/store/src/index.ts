@@ -4,3 +4,4 @@ export { openStore, type OpenStoreOptions, type StoreLogger } from './open-store
 export { openMongoStore } from './mongo/mongo-store.ts';
 export { DEFAULT_COMPACTION_MIN_BYTES, openEmbeddedStore, type EmbeddedStoreOptions } from './embedded/embedded-store.ts';
 export * from './repositories/index.ts';
+export { STORE_OPERATIONS, timedStore, type StoreOperation, type StoreTiming, type StoreTimingObserver } from './timed-store.ts';

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DefinitionChecks, RunBounds } from '@switchyard/domain';
-import { openRepositories, openStore, type DocumentStore, type Repositories } from '@switchyard/store';
+import { openRepositories, openStore, timedStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
   HmacTokenMinter,
@@ -25,6 +25,11 @@ import {
 import type { ServiceConfig } from '../config.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import { Readiness } from './readiness.ts';
+import { Metrics } from '../metrics/metrics.ts';
+import { runEventMetrics } from '../metrics/run-event-metrics.ts';
+
+/** Runs the pending-approvals gauge reads at most per scrape (see `WorkflowRuns.countUndecidedRequirements`). */
+const PENDING_APPROVALS_MAX_RUNS = 10_000;
 
 /** What routes use. */
 export interface AppServices {
@@ -46,6 +51,8 @@ export interface AppServices {
   publicText?: (text: string) => string;
   /** What `GET /readyz` answers (services/readiness.ts). Default: ready, nothing checked (apps built on partial services). */
   readiness?: Pick<Readiness, 'check'>;
+  /** Prometheus metrics: with them the app times its requests and serves `GET /metrics` (docs/operations/metrics.md). Default none. */
+  metrics?: Metrics;
 }
 
 /** Everything the process owns, with one `close()` that releases it in order. */
@@ -59,6 +66,8 @@ export interface OpenServices extends AppServices {
   store: DocumentStore;
   executors: ExecutorRegistry;
   engine: RunEngine;
+  /** This instance's metrics (its own registry), fed by the run-event seam, the store port and the app. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -88,7 +97,9 @@ export interface OpenServicesOptions {
  * The composition root of the server, the tests and the benches: builds the authenticator
  * (reading the API keys file) and the downstream token minter, opens the store (embedded unless
  * `mongodbUri`, or the one given) and its indexes, loads the executor registry, builds CEL, the
- * engine and the sweepers, and starts the background work `options.background` names. Throws when
+ * engine and the sweepers, and the metrics (fed by the run-event seam and the timed store the
+ * repositories use; docs/operations/metrics.md), and starts the background work
+ * `options.background` names. Throws when
  * the registry file, the auth configuration or the store is unusable (closing what it opened).
  */
 export async function openServices(config: ServiceConfig, logger: Logger, options: OpenServicesOptions = {}): Promise<OpenServices> {
@@ -105,8 +116,10 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     (closing ??= (async () => {
       for (const close of [...opened].reverse()) await close();
     })());
+  const metrics = new Metrics({ maxWorkflows: config.metricsMaxWorkflows, scrapeToken: config.metricsToken, logger });
   try {
-    const repos = await openRepositories(store);
+    // Repositories and sweepers see the store through the timing decorator (store operation latency).
+    const repos = await openRepositories(timedStore(store, metrics.observeStore));
     // Workflows stored before per-workflow access (issue #18) get the configured default once.
     const given = await repos.definitions.applyDefaultAccess(config.defaultAccess);
     if (given > 0) logger.info({ workflows: given, access: config.defaultAccess }, 'gave SWITCHYARD_DEFAULT_ACCESS to workflows stored without access');
@@ -137,6 +150,13 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock,
     });
     opened.push(() => engine.close());
+    // The run-event seam feeds the run, node, retry, takeover and timeout metrics.
+    opened.push(ignoreResult(repos.events.onAppend(runEventMetrics(metrics, (key) => executors.kindOf(key)))));
+    metrics.setSources({
+      runsExecuting: () => engine.activeCount,
+      runsQueued: () => repos.runs.countByStatus('pending'),
+      pendingApprovals: () => repos.runs.countUndecidedRequirements(PENDING_APPROVALS_MAX_RUNS),
+    });
     const sweeper = new TimeoutSweeper({ repos, wake: (runId) => engine.start(runId), engine, logger, clock, intervalMs: config.sweepIntervalMs });
     // Stopped before the engine closes, so that no timeout wakes a closed engine.
     opened.push(() => sweeper.stop());
@@ -148,6 +168,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       keepPerWorkflow: config.runsKeptPerWorkflow,
       intervalMs: config.retentionIntervalMs,
       clock,
+      onDeleted: (runs) => metrics.sweeperAction('retention_delete', runs),
     });
     opened.push(() => retention.stop());
     const readiness = new Readiness({
@@ -175,6 +196,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
       publicText,
+      metrics,
       runBounds: {
         maxOpenHumanRequests: config.maxOpenHumanRequests,
         maxStoredRequirements: config.maxStoredRequirements,
@@ -187,4 +209,11 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     await closeAll();
     throw error;
   }
+}
+
+/** `stop` as a close step: unregisters, resolves. */
+function ignoreResult(stop: () => unknown): () => Promise<void> {
+  return async () => {
+    stop();
+  };
 }

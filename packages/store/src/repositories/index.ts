@@ -11,10 +11,10 @@ import { WorkflowRuns } from './workflow-runs.ts';
 
 export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
-export { RunEvents, type RunEventFilter, type RunEventListener } from './run-events.ts';
+export { RunEvents, type AppendedRunEvent, type RunEventFilter, type RunEventListener } from './run-events.ts';
 export { WorkflowAudit, WORKFLOW_AUDIT, type NewAuditEntry } from './workflow-audit.ts';
 export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
-export { WorkflowRuns, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
+export { WorkflowRuns, type ClaimedRun, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';
 
 /** All repositories of one store. */

@@ -18,8 +18,17 @@ import { newId, oid } from './documents.ts';
 
 export const RUN_EVENTS = 'run_events';
 
-/** Receives each event this process appended, after it is stored. Must not throw. */
-export type RunEventListener = (event: RunEventRecord) => void;
+/** An event as {@link RunEvents.onAppend} listeners receive it: the record plus the run's workflow id. */
+export interface AppendedRunEvent extends RunEventRecord {
+  /** The workflow the event's run belongs to. */
+  workflowDefinitionId: string;
+}
+
+/**
+ * Receives each event this process appended, after it is stored. Must not throw. This is the
+ * run-event seam: the live event stream and the Prometheus metrics (apps/api metrics/) listen here.
+ */
+export type RunEventListener = (event: AppendedRunEvent) => void;
 
 /** Filters of {@link RunEvents.list}. */
 export interface RunEventFilter {
@@ -69,7 +78,7 @@ export class RunEvents {
           payload: toStoredUserData(event.payload),
           created_at: now,
         });
-        this.notify({ id, runId: event.runId, seq, type: event.type, payload: event.payload, createdAt: now });
+        this.notify({ id, runId: event.runId, workflowDefinitionId: event.workflowDefinitionId, seq, type: event.type, payload: event.payload, createdAt: now });
         return seq;
       } catch (error) {
         if (!isDuplicateKeyError(error) || attempt >= 20) throw error;
@@ -108,7 +117,7 @@ export class RunEvents {
     return docs.map(toRecord);
   }
 
-  private notify(event: RunEventRecord): void {
+  private notify(event: AppendedRunEvent): void {
     if (this.listeners.size > 0) notifyAll(this.listeners, event);
   }
 
@@ -124,7 +133,7 @@ export class RunEvents {
 }
 
 /** Tells every listener; a listener that throws is a bug, but must not fail the write. */
-function notifyAll(listeners: ReadonlySet<RunEventListener>, event: RunEventRecord): void {
+function notifyAll(listeners: ReadonlySet<RunEventListener>, event: AppendedRunEvent): void {
   for (const listener of listeners) {
     try {
       listener(event);

@@ -99,6 +99,12 @@ export type RunOutcome =
   | { status: 'failed'; errorSummary: string }
   | { status: 'cancelled'; errorSummary: string | null };
 
+/** A run as {@link WorkflowRuns.claim} returns it. */
+export type ClaimedRun = RunRecord & {
+  /** The owner whose lease had expired and was taken over by this claim (its process died or lost the store); null otherwise. */
+  takenOverFrom: string | null;
+};
+
 export class WorkflowRuns {
   private readonly collection: DocumentCollection;
   constructor(store: DocumentStore) {
@@ -263,20 +269,27 @@ export class WorkflowRuns {
    * approval with a decision not yet consumed (`wake_pending`). Moves it to `running`: for a parked
    * run this is the one continuation after a decision. Counts the claim in `claims_since_progress`
    * and sets `recover_after` to `now + recoveryBackoffMs(count)` (recovery scans skip the run until
-   * then, should this execution die too). Returns the claimed run, or null when someone else has
-   * it, it ended, or it has nothing to continue with.
+   * then, should this execution die too). Returns the claimed run with `takenOverFrom` (whose
+   * expired lease it took over, null when the run had no owner or was this owner's), or null when
+   * someone else has it, it ended, or it has nothing to continue with.
    */
-  async claim(runId: string, owner: string, leaseMs: number, now: Date): Promise<RunRecord | null> {
-    const doc = await this.collection.findOneAndUpdate(
+  async claim(runId: string, owner: string, leaseMs: number, now: Date): Promise<ClaimedRun | null> {
+    const set = toDocument<Document>({ status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false, retryWaits: [], updatedAt: now });
+    // The document before the claim tells whose expired lease (if any) was taken over; the one
+    // after is that document with this update's top-level `$set` and `$inc` applied.
+    const before = await this.collection.findOneAndUpdate(
       // An instance may also re-claim a run it still holds (its execution ended on an error).
       { _id: oid(runId), $and: [CLAIMABLE, { $or: [noLiveLease(now), { lease_owner: owner }] }] },
-      {
-        $set: toDocument<Document>({ status: 'running', leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), heartbeatAt: now, wakePending: false, retryWaits: [], updatedAt: now }),
-        $inc: { claims_since_progress: 1 },
-      },
+      { $set: set, $inc: { claims_since_progress: 1 } },
+      { returnDocument: 'before' },
     );
-    if (!doc) return null;
-    const run = toRecord(doc);
+    if (!before) return null;
+    const previousOwner = typeof before.lease_owner === 'string' ? before.lease_owner : null;
+    const claimsSinceProgress = (typeof before.claims_since_progress === 'number' ? before.claims_since_progress : 0) + 1;
+    const run: ClaimedRun = {
+      ...toRecord({ ...before, ...set, claims_since_progress: claimsSinceProgress }),
+      takenOverFrom: previousOwner !== null && previousOwner !== owner ? previousOwner : null,
+    };
     const backoffMs = recoveryBackoffMs(run.claimsSinceProgress ?? 1, leaseMs);
     if (backoffMs > 0) {
       try {
@@ -566,6 +579,29 @@ export class WorkflowRuns {
       ids.map((id) => this.collection.countDocuments({ workflow_definition_id: oid(id), status: { $nin: [...TERMINAL_RUN_STATUSES] } })),
     );
     return new Map(ids.map((id, i) => [id, counts[i]!]));
+  }
+
+  /** How many runs have status `status` (one count, index `status_lease`; the metrics' queued-runs gauge counts `pending`). */
+  async countByStatus(status: RunRecord['status']): Promise<number> {
+    return this.collection.countDocuments({ status });
+  }
+
+  /**
+   * How many requirements (gates and human requests) are undecided on runs that can still be
+   * decided (running, awaiting approval, paused), counted over at most `maxRuns` such runs,
+   * oldest first: reads only the `decided_at` of each run's requirements.
+   */
+  async countUndecidedRequirements(maxRuns: number): Promise<number> {
+    const docs = await this.collection.find(
+      { status: { $in: DECIDABLE }, pending_requirements: { $elemMatch: { decided_at: null } } },
+      { sort: { _id: 1 }, limit: maxRuns, projection: { 'pending_requirements.decided_at': 1 } },
+    );
+    let undecided = 0;
+    for (const doc of docs) {
+      const requirements = Array.isArray(doc.pending_requirements) ? (doc.pending_requirements as Document[]) : [];
+      for (const requirement of requirements) if (requirement.decided_at === null || requirement.decided_at === undefined) undecided += 1;
+    }
+    return undecided;
   }
 
   /** Ended runs (completed, failed, cancelled) that finished before `cutoff`, oldest first, at most `limit`: run and workflow ids. */
