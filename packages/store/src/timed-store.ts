@@ -6,24 +6,10 @@
  * here; repositories and backends know nothing of it.
  */
 import { performance } from 'node:perf_hooks';
-import type { Document, DocumentCollection, DocumentStore } from './document-collection.ts';
+import type { DocumentStore } from './document-collection.ts';
+import { decorateStore, type AroundCall, type StoreOperation } from './collection-decorator.ts';
 
-/** The operations of the port that are timed (every method of {@link DocumentCollection}). */
-export const STORE_OPERATIONS = [
-  'insertOne',
-  'findOne',
-  'find',
-  'countDocuments',
-  'findOneAndUpdate',
-  'updateOne',
-  'updateMany',
-  'deleteOne',
-  'deleteMany',
-  'createIndex',
-] as const;
-
-/** One timed operation. */
-export type StoreOperation = (typeof STORE_OPERATIONS)[number];
+export { STORE_OPERATIONS, type StoreOperation } from './collection-decorator.ts';
 
 /** One call of the port as the observer sees it. */
 export interface StoreTiming {
@@ -45,24 +31,10 @@ export type StoreTimingObserver = (timing: StoreTiming) => void;
  * milliseconds (default `performance.now`; tests pass their own).
  */
 export function timedStore(store: DocumentStore, observe: StoreTimingObserver, now: () => number = () => performance.now()): DocumentStore {
-  const wrapped = new Map<string, DocumentCollection>();
-  return {
-    backend: store.backend,
-    close: () => store.close(),
-    compact: () => store.compact(),
-    collection<T extends Document = Document>(name: string): DocumentCollection<T> {
-      let collection = wrapped.get(name);
-      if (collection === undefined) {
-        collection = timedCollection(store.collection(name), observe, now);
-        wrapped.set(name, collection);
-      }
-      return collection as unknown as DocumentCollection<T>;
-    },
-  };
+  return decorateStore(store, (collection) => timedCall(collection, observe, now));
 }
 
-function timedCollection(inner: DocumentCollection, observe: StoreTimingObserver, now: () => number): DocumentCollection {
-  const collection = inner.collectionName;
+function timedCall(collection: string, observe: StoreTimingObserver, now: () => number): AroundCall {
   const report = (operation: StoreOperation, started: number, failed: boolean): void => {
     try {
       observe({ collection, operation, seconds: (now() - started) / 1000, failed });
@@ -70,7 +42,7 @@ function timedCollection(inner: DocumentCollection, observe: StoreTimingObserver
       // an observer bug must not fail a store call
     }
   };
-  const timed = <R>(operation: StoreOperation, call: () => Promise<R>): Promise<R> => {
+  return <R>(operation: StoreOperation, call: () => Promise<R>): Promise<R> => {
     const started = now();
     let promise: Promise<R>;
     try {
@@ -89,18 +61,5 @@ function timedCollection(inner: DocumentCollection, observe: StoreTimingObserver
         throw error;
       },
     );
-  };
-  return {
-    collectionName: collection,
-    insertOne: (doc) => timed('insertOne', () => inner.insertOne(doc)),
-    findOne: (filter, options) => timed('findOne', () => inner.findOne(filter, options)),
-    find: (filter, options) => timed('find', () => inner.find(filter, options)),
-    countDocuments: (filter) => timed('countDocuments', () => inner.countDocuments(filter)),
-    findOneAndUpdate: (filter, update, options) => timed('findOneAndUpdate', () => inner.findOneAndUpdate(filter, update, options)),
-    updateOne: (filter, update, options) => timed('updateOne', () => inner.updateOne(filter, update, options)),
-    updateMany: (filter, update, options) => timed('updateMany', () => inner.updateMany(filter, update, options)),
-    deleteOne: (filter) => timed('deleteOne', () => inner.deleteOne(filter)),
-    deleteMany: (filter) => timed('deleteMany', () => inner.deleteMany(filter)),
-    createIndex: (keys, options) => timed('createIndex', () => inner.createIndex(keys, options)),
   };
 }

@@ -5,6 +5,8 @@ import { MongoClient, type Db } from 'mongodb';
 import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
 import { databaseNameFromUri } from './database-name.ts';
 import { MongoCollection } from './mongo-collection.ts';
+import { decorateCollection } from '../collection-decorator.ts';
+import { translateTransientErrors } from './transient-errors.ts';
 
 /**
  * Connects to MongoDB at `uri` and returns the store of database `dbName` (default: the URI's
@@ -33,7 +35,8 @@ class MongoStore implements DocumentStore {
   }
 
   collection<T extends Document = Document>(name: string): DocumentCollection<T> {
-    return new MongoCollection<T>(this.#db.collection<T>(name));
+    // An outage or failover error of the driver becomes StoreUnavailableError (transient-errors.ts).
+    return decorateCollection(new MongoCollection<T>(this.#db.collection<T>(name)), translateTransientErrors);
   }
 
   /** MongoDB reclaims the space of deleted documents by itself. */
