@@ -4,7 +4,7 @@
  */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { deleteEndedRun } from '@switchyard/runner';
+import { deleteEndedRun, traceContextFromHeaders } from '@switchyard/runner';
 import {
   ChildRunResponse,
   ConflictError,
@@ -85,9 +85,11 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       if (request.body.dryRun === true) return reply.status(200).send(await dryRunTrigger(services, workflowId, request.body));
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const identity = triggeringIdentity(request.identity);
+      // A W3C `traceparent` (+ `tracestate`) joins the run to the caller's trace; an invalid one is ignored (tracing off: always).
+      const trace = traceContextFromHeaders(request.headers);
       const { run } = key
-        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId))
-        : { run: await triggerRun(services, workflowId, request.body, identity) };
+        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId, trace))
+        : { run: await triggerRun(services, workflowId, request.body, identity, undefined, trace) };
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,
