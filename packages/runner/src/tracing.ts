@@ -19,6 +19,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  isSpanContextValid,
   propagation,
   trace,
   type Attributes,
@@ -98,7 +99,7 @@ export interface TracedRun {
 export interface ExecutionSpan {
   span: Span;
   context: Context;
-  /** Set when the run had no stored trace context and this span is recorded: store it so later executions join this trace. */
+  /** Set when the run had no stored trace context and the SDK made this span (tracing on): store it so later executions join this trace. */
   toStore: StoredTraceContext | null;
 }
 
@@ -118,7 +119,7 @@ export function startExecutionSpan(run: TracedRun): ExecutionSpan {
     stored,
   );
   const spanContext = trace.setSpan(ROOT_CONTEXT, span);
-  return { span, context: spanContext, toStore: parent === undefined && span.isRecording() ? storedContextOf(spanContext) : null };
+  return { span, context: spanContext, toStore: parent === undefined && made(span) ? storedContextOf(spanContext) : null };
 }
 
 /** Ends an execution span with how the execution ended (`outcome`, see {@link TRACE_ATTRIBUTES}); `failed` and `error` set the error status. */
@@ -130,9 +131,18 @@ export function endExecutionSpan(execution: ExecutionSpan, outcome: string, erro
   span.end();
 }
 
-/** Runs `fn` with `ctx` active (a plain call when `ctx` holds no recorded span: tracing off). */
+/** Runs `fn` with `ctx` active (a plain call when `ctx` holds no span: tracing off). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
-  return trace.getSpan(ctx)?.isRecording() ? context.with(ctx, fn) : fn();
+  const span = trace.getSpan(ctx);
+  return span !== undefined && made(span) ? context.with(ctx, fn) : fn();
+}
+
+/**
+ * Whether the SDK made `span`: it has a valid context, recorded or not (a span the sampler dropped
+ * still propagates, with its sampled flag off). False for the API's no-op span (tracing off).
+ */
+function made(span: Span): boolean {
+  return isSpanContextValid(span.spanContext());
 }
 
 /** What a node span records of the node. */
@@ -155,7 +165,22 @@ export async function inNodeSpan<T>(node: TracedNode, iterationPath: string, nod
     [TRACE_ATTRIBUTES.nodeType]: node.nodeType,
     [TRACE_ATTRIBUTES.iterationPath]: iterationPath,
   };
-  return inSpan(`node ${node.id}`, attributes, nodeRunId, isFailure, fn);
+  const span = tracer().startSpan(`node ${node.id}`, { kind: SpanKind.INTERNAL, attributes });
+  if (!made(span)) return fn();
+  try {
+    return await context.with(trace.setSpan(context.active(), span), fn);
+  } catch (error) {
+    if (isFailure(error)) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    } else {
+      span.setAttribute(TRACE_ATTRIBUTES.outcome, error instanceof Error ? error.name : 'stopped');
+    }
+    throw error;
+  } finally {
+    const id = nodeRunId();
+    if (id !== undefined) span.setAttribute(TRACE_ATTRIBUTES.nodeRunId, id);
+    span.end();
+  }
 }
 
 /** The attempt span of a step (see {@link startAttemptSpan}). */
@@ -174,7 +199,7 @@ export function startAttemptSpan(nodeId: string, executorKey: string, attempt: n
     kind: SpanKind.INTERNAL,
     attributes: { [TRACE_ATTRIBUTES.nodeId]: nodeId, [TRACE_ATTRIBUTES.attempt]: attempt, [TRACE_ATTRIBUTES.executor]: executorKey },
   });
-  if (!span.isRecording()) return NO_ATTEMPT_SPAN;
+  if (!made(span)) return NO_ATTEMPT_SPAN;
   const ctx = trace.setSpan(context.active(), span);
   let ended = false;
   return {
@@ -192,22 +217,3 @@ export function startAttemptSpan(nodeId: string, executorKey: string, attempt: n
 
 /** The attempt span when tracing is off: does nothing. */
 const NO_ATTEMPT_SPAN: AttemptSpan = { run: (fn) => fn(), failed: () => {}, end: () => {} };
-
-async function inSpan<T>(name: string, attributes: Attributes, nodeRunId: () => string | undefined, isFailure: (error: unknown) => boolean, fn: () => Promise<T>): Promise<T> {
-  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes });
-  if (!span.isRecording()) return fn();
-  try {
-    return await context.with(trace.setSpan(context.active(), span), fn);
-  } catch (error) {
-    if (isFailure(error)) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-    } else {
-      span.setAttribute(TRACE_ATTRIBUTES.outcome, error instanceof Error ? error.name : 'stopped');
-    }
-    throw error;
-  } finally {
-    const id = nodeRunId();
-    if (id !== undefined) span.setAttribute(TRACE_ATTRIBUTES.nodeRunId, id);
-    span.end();
-  }
-}
