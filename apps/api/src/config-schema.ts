@@ -66,6 +66,7 @@ export const CONFIG_GROUPS = [
   'Access control',
   'Downstream tokens',
   'Metrics',
+  'Tracing',
 ] as const;
 export type ConfigGroup = (typeof CONFIG_GROUPS)[number];
 
@@ -576,6 +577,30 @@ export const CONFIG_SCHEMA = Type.Object({
     minimum: 0,
     maximum: 100_000,
     description: 'distinct workflow ids the run metrics label by; runs of further workflows are counted under `workflow="other"` (bounds the number of time series)',
+  }),
+  // Tracing: OpenTelemetry's standard variables, read by its SDK (docs/operations/tracing.md).
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      group: 'Tracing',
+      format: 'http-url',
+      description:
+        'OpenTelemetry standard: the OTLP/HTTP collector base URL (traces go to `<this>/v1/traces`); set = tracing on (see [tracing](../operations/tracing.md)), unset = off',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+    Type.String({
+      group: 'Tracing',
+      format: 'http-url',
+      description: 'OpenTelemetry standard: the full OTLP/HTTP traces URL (wins over `OTEL_EXPORTER_OTLP_ENDPOINT`); set = tracing on',
+    }),
+  ),
+  OTEL_SERVICE_NAME: Type.Optional(
+    Type.String({ group: 'Tracing', defaultText: '`switchyard-api`', description: 'OpenTelemetry standard: `service.name` of the spans' }),
+  ),
+  OTEL_SDK_DISABLED: Type.Boolean({
+    group: 'Tracing',
+    default: false,
+    description: 'OpenTelemetry standard: `true` keeps tracing off even with an endpoint set. The SDK reads the other `OTEL_*` variables itself (sampler, headers, batching)',
   }),
 });
 

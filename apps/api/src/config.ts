@@ -97,6 +97,8 @@ export interface ServiceConfig {
   metricsToken: string | null;
   /** Distinct workflow ids the run metrics label by before `other` (`SWITCHYARD_METRICS_MAX_WORKFLOWS`, default 1,000). */
   metricsMaxWorkflows: number;
+  /** OpenTelemetry tracing (telemetry/tracing.ts): on when an OTLP endpoint is set and `OTEL_SDK_DISABLED` is not true; null: off. */
+  tracing: { serviceName: string } | null;
 }
 
 /** The edge's bounds (docs/operations/security.md). Durations in milliseconds. */
@@ -210,6 +212,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     maxConcurrentCallsPerOrigin: v.SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN,
     metricsToken: v.SWITCHYARD_METRICS_TOKEN ?? null,
     metricsMaxWorkflows: v.SWITCHYARD_METRICS_MAX_WORKFLOWS,
+    tracing:
+      (v.OTEL_EXPORTER_OTLP_ENDPOINT ?? v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) === undefined || v.OTEL_SDK_DISABLED
+        ? null
+        : { serviceName: v.OTEL_SERVICE_NAME ?? 'switchyard-api' },
   };
 }
 

@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   assertSafeBinding(config);
   // Redacts credentials and never logs headers or bodies (see logger.ts).
   const logger = createLogger(config.logLevel);
+  // OpenTelemetry tracing, only when an OTLP endpoint is set (telemetry/tracing.ts; loaded only then).
+  const tracing = config.tracing === null ? null : (await import('./telemetry/tracing.ts')).startTracing(config.tracing);
   const services = await openServices(config, logger);
   const app = await buildApp({
     services,
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await app.close();
     await services.close();
+    await tracing?.shutdown(); // exports the spans still buffered
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
       executorsFile: config.executorsFile,
       docs: `/docs`,
       corsOrigins: config.corsOrigins,
+      tracing: config.tracing === null ? 'off' : 'otlp',
       allowedHosts: config.edge.allowedHosts.length > 0 ? config.edge.allowedHosts : 'loopback only without authentication, else any',
       auth: { modes: config.auth.modes.length > 0 ? config.auth.modes : 'none', trustProxyIdentity: config.auth.trustProxyIdentity },
       downstreamTokens: config.downstreamToken === null ? 'off' : { fallbackAudience: config.downstreamToken.audience, ttlSeconds: config.downstreamToken.ttlSeconds },

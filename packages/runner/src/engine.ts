@@ -20,6 +20,7 @@ import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
 import type { DownstreamTokenMinter } from './downstream-token.ts';
 import { ExecutionControl, directiveStop, stopEffect, type StopReason } from './stop-reason.ts';
+import { endExecutionSpan, startExecutionSpan, withContext } from './tracing.ts';
 
 /** Tunables of the engine. Milliseconds throughout. */
 export interface RunEngineOptions {
@@ -216,6 +217,14 @@ export class RunEngine {
     });
     lease.start();
     let ledger = new RunLedger(repos, run, this.clock, [], this.owner, lease);
+    // One span per execution (tracing.ts); the first traced execution of a run without a trigger context stores its own for the next ones.
+    const execution = startExecutionSpan(run);
+    let ended = 'stopped';
+    let failure: unknown;
+    if (execution.toStore) {
+      const { traceParent, traceState } = execution.toStore;
+      await repos.runs.setTraceContext(runId, this.owner, traceParent, traceState).catch((error: unknown) => logger.warn({ err: error, runId }, 'could not store the run trace context'));
+    }
     try {
       for (let pass = 1; ; pass++) {
         // A directive stored before this claim (sent while no runner held the run, or to a runner that died) or during the last traversal.
@@ -226,7 +235,8 @@ export class RunEngine {
         ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
         // `takenOverFrom`: the owner whose expired lease this claim took over (a lease takeover).
         if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner, ...(takenOverFrom === null ? {} : { takenOverFrom }) });
-        const outcome = await this.traverse(ledger, control);
+        const outcome = await withContext(execution.context, () => this.traverse(ledger, control));
+        ended = typeof outcome === 'string' ? outcome : outcome.status;
         if (outcome === 'stopped') return await this.settleStop(ledger, control.reason!, entry);
         if (outcome !== 'blocked') return await this.finish(ledger, outcome);
         // Every branch is done or waits at a gate: park, unless a decision came in meanwhile.
@@ -236,6 +246,7 @@ export class RunEngine {
           await repos.runs.startTimeouts(parked, this.clock.now());
           await ledger.event('run.awaiting_approval', {});
           logger.info({ runId }, 'run awaiting approval');
+          ended = 'awaiting_approval';
           return;
         }
         const current = await repos.runs.get(runId);
@@ -244,9 +255,12 @@ export class RunEngine {
       }
     } catch (error) {
       if (control.reason) return await this.settleStop(ledger, control.reason, entry);
+      ended = 'error';
+      failure = error;
       await this.internalFailure(run, error);
     } finally {
       lease.stop();
+      endExecutionSpan(execution, ended, failure);
     }
   }
 

@@ -24,4 +24,5 @@ export { requestDirective, type DirectiveDeps, type DirectiveRequest, type Direc
 export { ExecutionStopped, stopEffect, type StopReason } from './stop-reason.ts';
 export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';
+export { TRACER_NAME, TRACE_ATTRIBUTES, traceContextFromHeaders, type StoredTraceContext } from './tracing.ts';
 export { ADDRESS_PLACEHOLDER, DATA_DIR_PLACEHOLDER, publicErrorText, type PublicTextOptions } from './public-text.ts';

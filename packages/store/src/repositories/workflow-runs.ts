@@ -56,6 +56,9 @@ export type NewRun = Pick<
   stopAfter?: { nodeId: string; iterationPath: string } | null;
   /** Recovery leaves the new run alone until then (while its creator prepares it); default none. */
   recoverAfter?: Date | null;
+  /** The trigger's W3C trace context (validated by the caller); default none. */
+  traceParent?: string | null;
+  traceState?: string | null;
 };
 
 /** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
@@ -146,6 +149,8 @@ export class WorkflowRuns {
       internalFailures: 0,
       claimsSinceProgress: 0,
       recoverAfter: fields.recoverAfter ?? null,
+      traceParent: fields.traceParent ?? null,
+      traceState: fields.traceState ?? null,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -307,6 +312,18 @@ export class WorkflowRuns {
    */
   async markProgress(runId: string, owner: string): Promise<boolean> {
     const result = await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { claims_since_progress: 0, recover_after: null } });
+    return result.matchedCount === 1;
+  }
+
+  /**
+   * Stores the trace context later executions of the run continue (see `RunRecord.traceParent`),
+   * unless the run has one already or `owner` no longer holds it. Resolves true when stored.
+   */
+  async setTraceContext(runId: string, owner: string, traceParent: string, traceState: string | null): Promise<boolean> {
+    const result = await this.collection.updateOne(
+      { _id: oid(runId), lease_owner: owner, trace_parent: null },
+      { $set: { trace_parent: traceParent, trace_state: traceState } },
+    );
     return result.matchedCount === 1;
   }
 
