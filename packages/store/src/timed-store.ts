@@ -20,6 +20,7 @@ export const STORE_OPERATIONS = [
   'deleteOne',
   'deleteMany',
   'createIndex',
+  'dropIndex',
 ] as const;
 
 /** One timed operation. */
@@ -102,5 +103,6 @@ function timedCollection(inner: DocumentCollection, observe: StoreTimingObserver
     deleteOne: (filter) => timed('deleteOne', () => inner.deleteOne(filter)),
     deleteMany: (filter) => timed('deleteMany', () => inner.deleteMany(filter)),
     createIndex: (keys, options) => timed('createIndex', () => inner.createIndex(keys, options)),
+    dropIndex: (name) => timed('dropIndex', () => inner.dropIndex(name)),
   };
 }

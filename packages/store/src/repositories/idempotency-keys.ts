@@ -28,10 +28,6 @@ export class IdempotencyKeys {
     this.collection = store.collection(IDEMPOTENCY_KEYS);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ expires_at: 1 }, { name: 'expires' });
-  }
 
   /**
    * Records `key` of `workflowId` for `runId` (a run about to be created) and `bodyHash`, valid
