@@ -401,6 +401,13 @@ describe('every repository query is served by a declared index', () => {
     expect(indexCoverage(runs, { filter, sort: { started_at: 1, _id: 1 }, limit: 10 })).toEqual({ served: true, index: 'status_recent' });
   });
 
+  it('the check fails without an index a query needs: a page of node runs would be sorted in memory', () => {
+    const withoutRunStarted = DECLARED_INDEXES.node_runs!.filter((index) => index.name !== 'run_started');
+    const page = { filter: { workflow_run_id: newId() }, sort: { started_at: 1, _id: 1 }, limit: 20 };
+    expect(indexCoverage(withoutRunStarted, page)).toEqual({ served: false, reason: 'sort' });
+    expect(indexCoverage(DECLARED_INDEXES.node_runs!, page)).toEqual({ served: true, index: 'run_started' });
+  });
+
   it('docs/reference/collections.md lists every declared index', () => {
     const docs = readFileSync(new URL('../../../docs/reference/collections.md', import.meta.url), 'utf8');
     for (const [collection, indexes] of Object.entries(DECLARED_INDEXES)) {
