@@ -10,16 +10,16 @@ import { DEFAULT_LEGACY_ACCESS, UNDECIDED, type Decision, type RequirementRecord
 import type { DocumentStore, Document } from './document-collection.ts';
 import { openEmbeddedStore } from './embedded/embedded-store.ts';
 import type { AuditedQuery } from './embedded/embedded-collection.ts';
-import { indexCoverage, type Coverage } from './index-coverage.ts';
+import { indexCoverage, type Coverage, type IndexShape, type QueryShape } from './index-coverage.ts';
 import { newId } from './repositories/documents.ts';
 import { DECLARED_INDEXES, RETIRED_INDEXES, openRepositories, type Repositories } from './repositories/index.ts';
 
 describe('the planner check (MongoDB rules, index-coverage.ts)', () => {
-  const indexes = [
-    { name: 'a_b', keys: { a: 1, b: -1 } as const },
-    { name: 'tag', keys: { tags: 1 } as const },
-    { name: 'items', keys: { 'items.at': 1 } as const },
-    { name: 'open', keys: { c: 1 } as const, partialFilterExpression: { open: true } },
+  const indexes: IndexShape[] = [
+    { name: 'a_b', keys: { a: 1, b: -1 } },
+    { name: 'tag', keys: { tags: 1 } },
+    { name: 'items', keys: { 'items.at': 1 } },
+    { name: 'open', keys: { c: 1 }, partialFilterExpression: { open: true } },
   ];
   const coverage = (filter: Document, sort?: Document, limit?: number): Coverage => indexCoverage(indexes, { filter, sort, limit });
 
@@ -403,7 +403,7 @@ describe('every repository query is served by a declared index', () => {
 
   it('the check fails without an index a query needs: a page of node runs would be sorted in memory', () => {
     const withoutRunStarted = DECLARED_INDEXES.node_runs!.filter((index) => index.name !== 'run_started');
-    const page = { filter: { workflow_run_id: newId() }, sort: { started_at: 1, _id: 1 }, limit: 20 };
+    const page: QueryShape = { filter: { workflow_run_id: newId() }, sort: { started_at: 1, _id: 1 }, limit: 20 };
     expect(indexCoverage(withoutRunStarted, page)).toEqual({ served: false, reason: 'sort' });
     expect(indexCoverage(DECLARED_INDEXES.node_runs!, page)).toEqual({ served: true, index: 'run_started' });
   });
