@@ -63,7 +63,6 @@ export class NodeRuns {
     this.collection = store.collection(NODE_RUNS);
   }
 
-
   /** Every node run of a run, by start time (ties by creation order). */
   async listByRun(runId: string): Promise<NodeRunRecord[]> {
     const docs = await this.collection.find({ workflow_run_id: oid(runId) }, { sort: { started_at: 1, _id: 1 } });

@@ -49,7 +49,6 @@ export class RunEvents {
     this.collection = store.collection(RUN_EVENTS);
   }
 
-
   /**
    * Appends one event with the next sequence number and returns that number. `expectedSeq` is the
    * caller's guess (its last seq + 1); without it, or when taken, the last stored seq + 1 is used.

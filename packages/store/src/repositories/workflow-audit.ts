@@ -25,7 +25,6 @@ export class WorkflowAudit {
     this.collection = store.collection(WORKFLOW_AUDIT);
   }
 
-
   /** Appends one entry; returns it with its new id. Throws store errors (the caller decides what a lost entry means). */
   async append<T extends AuditEventType>(entry: NewAuditEntry<T>): Promise<AuditEntryOf<T>> {
     const id = newId();

@@ -43,7 +43,6 @@ export class WorkflowDefinitions {
     this.collection = store.collection(WORKFLOW_DEFINITIONS);
   }
 
-
   /**
    * Gives `access` to every definition stored without one (before issue #18): one update at
    * start-up. Returns how many were changed.

@@ -112,7 +112,6 @@ export class WorkflowRuns {
     this.collection = store.collection(WORKFLOW_RUNS);
   }
 
-
   /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
   async create(fields: NewRun, now: Date, id: string = newId()): Promise<RunRecord> {
     const record: RunRecord = {
