@@ -20,6 +20,7 @@ function failingWith(error: Error): DocumentCollection {
     deleteOne: fail,
     deleteMany: fail,
     createIndex: fail,
+    dropIndex: fail,
   };
 }
 
