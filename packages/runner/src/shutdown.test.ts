@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkflowNodeInput } from '@switchyard/domain';
+import type { Executor } from './executors/types.ts';
 import { openHarness, type Harness } from './testing/harness.ts';
 import { ManualClock } from './testing/manual-clock.ts';
 
@@ -17,9 +18,20 @@ afterEach(async () => {
   await h.close();
 });
 
+/** `stubborn`: waits `arguments.ms` on the clock and ignores its abort signal (an executor that does not stop when asked). */
+const stubborn = (): Executor => ({
+  kind: 'test',
+  key: 'stubborn',
+  timeoutMs: 600_000,
+  invoke: async (call) => {
+    await clock.sleep(call.arguments['ms'] as number);
+    return { arguments: call.arguments, input: call.input };
+  },
+});
+
 async function open(): Promise<void> {
   clock = new ManualClock(Date.now());
-  h = await openHarness({ clock, leaseMs: 60_000 });
+  h = await openHarness({ clock, leaseMs: 60_000 }, { doubles: { stubborn: stubborn() } });
 }
 
 async function nodeStatuses(runId: string): Promise<Record<string, string>> {
@@ -127,5 +139,25 @@ describe('engine shutdown with a grace', () => {
     await closed; // ends as soon as the execution let go, not at the end of the grace
     expect(await nodeStatuses(run.id)).toEqual({ one: 'completed' });
     expect(h.executors.count('wait')).toBe(1);
+  });
+
+  it('releases the lease of an execution that does not stop when aborted, shortly after the abort', async () => {
+    await open();
+    const wf = await h.createWorkflow([step('deaf', { executorKey: 'stubborn', config: { ms: 30_000 } })]);
+    const first = h.newEngine({ owner: 'first' });
+    const run = await h.createRun(wf.id, {});
+    void first.start(run.id);
+    await clock.untilSleepers(1);
+    let done = false;
+    const closed = first.close({ graceMs: 0 }).then(() => (done = true));
+    await clock.untilSleepers(2); // the executor's sleep, and the wait for the aborted execution to let go
+    await clock.advance(1_000);
+    expect(done).toBe(false);
+    await clock.advance(1_000);
+    await closed;
+    expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'running', leaseOwner: null });
+    await clock.advance(30_000); // the call ends at last; its execution may no longer write
+    await first.idle();
+    expect(await h.repos.runs.get(run.id)).toMatchObject({ status: 'running', leaseOwner: null });
   });
 });
