@@ -3,7 +3,7 @@
  * `SWITCHYARD_MAX_ACTIVE_RUNS=4` and a step that takes 40 ms, the process killed with SIGKILL
  * mid-way and started again on the same DATA_DIR: every run completes, at most 4 steps are ever in
  * flight at once, each run's step executes once (only a call cut off by the kill runs again), and
- * runs start in trigger order. Concurrency and executions are counted by a webhook outside the
+ * runs start in trigger order (up to the runs executing side by side). Concurrency and executions are counted by a webhook outside the
  * processes.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -76,9 +76,10 @@ describe('the active-run cap of the service process', () => {
     const indexOf = (n: number) => webhook.calls.flatMap((call, i) => (call.body['n'] === n ? [i] : []));
     for (const n of repeated) expect(indexOf(n)[0]! < beforeKill && indexOf(n)[1]! >= beforeKill).toBe(true);
 
-    // Trigger order: the runs each process started, in the order their step first ran, are in
-    // trigger order, and the first process started older runs than the second. (A run claimed just
-    // before the kill, its step not yet called, continues only when its lease runs out.)
+    // Trigger order: each process claims waiting runs oldest first, and the first process started
+    // older runs than the second. Runs claimed one after the other execute side by side, so their
+    // steps may reach the webhook a few places apart: less than CAP. (A run claimed just before the
+    // kill, its step not yet called, continues only when its lease ran out.)
     const firstCalls = [...new Set(webhook.calls.map((call) => call.body['n'] as number))];
     const startedBy = await Promise.all(
       runIds.map(async (runId) => {
@@ -89,8 +90,11 @@ describe('the active-run cap of the service process', () => {
     const owners = [...new Set(startedBy)];
     expect(owners).toHaveLength(2);
     const [byFirst, bySecond] = owners.map((owner) => firstCalls.filter((n) => startedBy[n] === owner));
-    expect(byFirst).toEqual([...byFirst!].sort((a, b) => a - b));
-    expect(bySecond).toEqual([...bySecond!].sort((a, b) => a - b));
+    for (const started of [byFirst!, bySecond!]) {
+      const sorted = [...started].sort((a, b) => a - b);
+      const displaced = started.filter((n, i) => Math.abs(n - sorted[i]!) >= CAP);
+      expect(displaced).toEqual([]);
+    }
     expect(Math.max(...byFirst!)).toBeLessThan(Math.min(...bySecond!));
     expect(byFirst!.length + bySecond!.length).toBe(TOTAL);
     await second.stop();

@@ -30,7 +30,7 @@ import { ExecutionControl, directiveStop, stopEffect, type StopReason } from './
 /** Default of {@link RunEngineOptions.maxActiveRuns} (`SWITCHYARD_MAX_ACTIVE_RUNS`). */
 export const DEFAULT_MAX_ACTIVE_RUNS = 64;
 
-/** Claimable run ids one fill reads at most per page (it reads more pages while slots are free). */
+/** Claimable run ids read per page of the waiting runs (kept for the next slots that free). */
 const FILL_PAGE = 100;
 
 /** Pages one fill reads at most (a bound: the next run end or recovery tick fills again). */
@@ -115,6 +115,8 @@ export class RunEngine {
   private backlog = false;
   /** The fill under way, and whether another was asked for meanwhile (it reads the store again). */
   private filling: Promise<number> | null = null;
+  /** Claimable runs of the last page read, in trigger order, not started yet (at most {@link FILL_PAGE}). */
+  private waiting: string[] = [];
   private fillAgain = false;
   /** Runs whose lease release at shutdown failed: {@link close} tries them once more. */
   private readonly unreleased = new Set<string>();
@@ -180,6 +182,8 @@ export class RunEngine {
    * frees while runs wait is filled the same way. Rejects when the store cannot be read.
    */
   async recoverOrphans(): Promise<number> {
+    // Read the store afresh: older runs (orphans whose lease ran out, woken parked runs) go first.
+    if (!this.filling) this.waiting = [];
     const started = await this.fill();
     if (started > 0) this.options.logger.info({ count: started, executing: this.active.size }, 'claimed runs without a live owner');
     return started;
@@ -212,25 +216,32 @@ export class RunEngine {
     this.fill().catch((error: unknown) => this.options.logger.error({ err: error }, 'claiming waiting runs failed'));
   }
 
-  /** Reads claimable runs in trigger order and starts as many as there are free slots. */
+  /**
+   * Starts waiting runs in trigger order while slots are free: from {@link waiting} (the rest of the
+   * last page read), else from a new page of claimable runs. One page serves up to
+   * {@link FILL_PAGE} slot fills, so a long queue costs one sorted read per page, not one per run
+   * (runs triggered meanwhile are newer than every run of the page, so the order holds).
+   */
   private async fillSlots(): Promise<number> {
     let started = 0;
-    for (let page = 0; page < FILL_MAX_PAGES && this.claiming; page++) {
-      if (this.active.size >= this.maxActiveRuns) return started;
-      // Runs started here but not claimed yet are listed too: read past them.
-      const asked = Math.min(FILL_PAGE, this.maxActiveRuns) + this.active.size;
-      const ids = await this.options.repos.runs.listClaimable(this.clock.now(), asked);
-      if (!this.claiming) return started;
-      const waiting = ids.filter((id) => !this.active.has(id));
-      const fresh = waiting.slice(0, Math.max(0, this.maxActiveRuns - this.active.size));
-      for (const id of fresh) void this.launch(id);
-      started += fresh.length;
-      // A short page lists every claimable run: none waits any more when all of them started.
-      if (ids.length < asked) {
-        if (fresh.length === waiting.length) this.backlog = false;
-        return started;
+    let reads = 0;
+    while (this.claiming && this.active.size < this.maxActiveRuns) {
+      const next = this.waiting.shift();
+      if (next !== undefined) {
+        if (this.active.has(next)) continue;
+        void this.launch(next);
+        started++;
+        continue;
       }
-      if (fresh.length === 0) return started;
+      if (reads++ >= FILL_MAX_PAGES) break;
+      // Runs started here but not claimed yet are listed too: read past them.
+      const asked = FILL_PAGE + this.active.size;
+      const ids = await this.options.repos.runs.listClaimable(this.clock.now(), asked);
+      if (!this.claiming) break;
+      this.waiting = ids.filter((id) => !this.active.has(id));
+      // A short page lists every claimable run: once they all started, none waits any more.
+      if (ids.length < asked && this.waiting.length <= this.maxActiveRuns - this.active.size) this.backlog = false;
+      if (this.waiting.length === 0) break;
     }
     return started;
   }
