@@ -43,6 +43,10 @@ export interface ServiceConfig {
   recoveryIntervalMs: number;
   /** Max concurrent children of one parallel node. */
   parallelLimit: number;
+  /** Most runs this instance executes at once (more wait `pending`). */
+  maxActiveRuns: number;
+  /** How long executing nodes may finish at shutdown before they are aborted, ms (0: at once). */
+  shutdownGraceMs: number;
   /** How often the HITL timeout sweeper runs. */
   sweepIntervalMs: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
@@ -179,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     leaseMs: v.SWITCHYARD_LEASE_MS,
     recoveryIntervalMs: v.SWITCHYARD_RECOVERY_INTERVAL_MS,
     parallelLimit: v.SWITCHYARD_PARALLEL_LIMIT,
+    maxActiveRuns: v.SWITCHYARD_MAX_ACTIVE_RUNS,
+    shutdownGraceMs: v.SWITCHYARD_SHUTDOWN_GRACE_MS,
     sweepIntervalMs: v.SWITCHYARD_SWEEP_INTERVAL_MS,
     maxOutputBytes: v.SWITCHYARD_MAX_OUTPUT_BYTES,
     maxNodes: v.SWITCHYARD_MAX_NODES,

@@ -4,7 +4,7 @@ export { backoffDelayMs } from './backoff.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { LoopClock, type LoopStatus } from './loop-status.ts';
 export { definitionChecks } from './definition-checks.ts';
-export { RunEngine, type RunEngineOptions } from './engine.ts';
+export { DEFAULT_MAX_ACTIVE_RUNS, RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';
 export {
   HmacTokenMinter,

@@ -55,7 +55,12 @@ export interface AppServices {
   metrics?: Metrics;
 }
 
-/** Everything the process owns, with one `close()` that releases it in order. */
+/**
+ * Everything the process owns, with one `close()` that releases it in order: the sweepers stop,
+ * the engine shuts down gracefully (`config.shutdownGraceMs`, see `RunEngine.close`), then the
+ * executors and the store close. Every step runs even when an earlier one fails; `close()` then
+ * rejects with the first failure.
+ */
 export interface OpenServices extends AppServices {
   /** Who may call the API (`config.auth`): hand it to `buildApp`. */
   authenticator: Authenticator;
@@ -112,9 +117,21 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
   // In the reverse order of opening; once.
+  // In the reverse order of opening; once. Every step runs even when one before it fails or
+  // rejects (a failing sweeper stop must not keep the engine from releasing its leases); the
+  // failures are logged and the first is thrown at the end.
   const closeAll = (): Promise<void> =>
     (closing ??= (async () => {
-      for (const close of [...opened].reverse()) await close();
+      const failures: unknown[] = [];
+      for (const close of [...opened].reverse()) {
+        try {
+          await close();
+        } catch (error) {
+          failures.push(error);
+          logger.error({ err: error }, 'a component failed to close');
+        }
+      }
+      if (failures.length > 0) throw failures[0];
     })());
   const metrics = new Metrics({ maxWorkflows: config.metricsMaxWorkflows, scrapeToken: config.metricsToken, logger });
   try {
@@ -142,6 +159,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       leaseMs: config.leaseMs,
       recoveryIntervalMs: config.recoveryIntervalMs,
       parallelLimit: config.parallelLimit,
+      maxActiveRuns: config.maxActiveRuns,
+      shutdownGraceMs: config.shutdownGraceMs,
       maxOutputBytes: config.maxOutputBytes,
       downstreamTokens,
       // Node-run errors name no path of DATA_DIR and no network address (docs/operations/security.md).

@@ -560,12 +560,13 @@ export class WorkflowRuns {
   /**
    * Ids of runs that need an owner: pending or running with no live lease (crashed owners,
    * restarts), or parked with an unconsumed decision, and not backing off (`recover_after` in the
-   * future). Oldest first, at most `limit`.
+   * future). In trigger order (`created_at`, then id: the order in which an instance at its
+   * active-run cap claims waiting runs), at most `limit`.
    */
   async listClaimable(now: Date, limit: number): Promise<string[]> {
     const docs = await this.collection.find(
       { $and: [CLAIMABLE, noLiveLease(now), { $or: [{ recover_after: null }, { recover_after: { $lte: now } }] }] },
-      { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
+      { sort: { created_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
     return docs.map(hexId);
   }
