@@ -7,9 +7,10 @@
  * parallel runs follow each other for LOAD_MS; one wave alone lasts a few hundred ms), and the
  * service's event loop never stalls for long: its longest delay during the load (Node's
  * `monitorEventLoopDelay`, read from the service's own `GET /metrics` as
- * `nodejs_eventloop_lag_max_seconds`) stays under MAX_STALL_MS. That figure is the service's, not
- * the test client's, so a busy machine does not inflate it the way it inflates round-trip
- * latencies; the /livez latencies are printed as figures only (speed targets live in the benches).
+ * `nodejs_eventloop_lag_max_seconds`) stays under a bound that grows with what the machine itself
+ * adds, measured meanwhile in an idle process (see MAX_STALL_MS). So a busy machine does not fail
+ * the test the way it inflated the /livez p99 this test used to bound; the /livez latencies are
+ * printed as figures only (speed targets live in the benches).
  * The service runs as users run it (`apps/api/src/server.ts` in a process of its own) and the
  * webhook in another process, as a remote server would.
  */
@@ -38,12 +39,15 @@ const LOAD_MS = 8_000;
  */
 const PAUSE_MS = 250;
 /**
- * Longest event-loop stall the service may show during the load, ms. Reading answers in chunks
- * stalls it for a few tens of ms (40–90 ms max measured on a busy 2-core machine, a GC or a journal
- * write more than the reads); parsing one 16 MiB answer whole stalls it ~400 ms, ten of them in a
- * wave back to back seconds; a stall past ~1.3 s also loses the lease (see above).
+ * Longest event-loop stall the service may show during the load beyond what the machine adds, ms:
+ * the bound is MAX_STALL_MS plus twice the longest stall of an idle process meanwhile (a
+ * busy process waits for a core longer than an idle one). Reading answers in chunks stalls the
+ * service for a few tens of ms on a quiet 2-core machine (40–90 ms measured at load 4); at load
+ * 8–12, 140–330 ms beside an idle process's 30–200 ms. Parsing one 16 MiB answer whole stalls it
+ * ~400 ms, ten of them in a wave back to back seconds; one injected 600 ms stall failed the test at
+ * load 9 (659 ms against a bound of 460 ms); a stall past ~1.3 s also loses the lease (see above).
  */
-const MAX_STALL_MS = 500;
+const MAX_STALL_MS = 400;
 
 /** The service's longest event-loop delay since the previous scrape of its `/metrics`, ms (each scrape resets it). */
 async function longestStallMs(): Promise<number> {
@@ -83,6 +87,47 @@ const server = createServer((request, response) => {
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
+
+/**
+ * An idle process beside the service: its longest event-loop delay is how long a process that
+ * has nothing to do waits for a core on this machine right now (what other work on the machine
+ * adds to every stall). Each line on stdin is answered with that delay since the previous line, ms.
+ */
+const CANARY_SCRIPT = `
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+require('node:readline').createInterface({ input: process.stdin }).on('line', () => {
+  process.stdout.write(delay.max / 1e6 + '\\n');
+  delay.reset();
+});
+`;
+
+/** The canary process ({@link CANARY_SCRIPT}). */
+class IdleCanary {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly lines: AsyncIterator<string>,
+  ) {}
+
+  static start(): IdleCanary {
+    const child = spawn(process.execPath, ['-e', CANARY_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+    return new IdleCanary(child, createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
+  }
+
+  /** Its longest event-loop delay since the previous call, ms. */
+  async longestStallMs(): Promise<number> {
+    this.child.stdin!.write('\n');
+    const { value } = await this.lines.next();
+    return Number(value);
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.stdin!.end();
+    await once(this.child, 'exit');
+  }
+}
 
 /** The webhook process; {@link stats} reads what it wrote. */
 class BigAnswerWebhook {
@@ -124,11 +169,13 @@ async function endedRun(workflowId: string, runId: string): Promise<any> {
 }
 
 let webhook: BigAnswerWebhook;
+let canary: IdleCanary;
 let registryDir: string;
 let server: ServerProcess;
 
 beforeAll(async () => {
   webhook = await BigAnswerWebhook.start();
+  canary = IdleCanary.start();
   registryDir = await mkdtemp(join(tmpdir(), 'switchyard-answers-'));
   const registryFile = join(registryDir, 'executors.json');
   await writeFile(registryFile, JSON.stringify({ executors: { big: { kind: 'http', url: webhook.url(), timeoutSeconds: 60 } } }));
@@ -144,6 +191,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.kill();
   await webhook?.close();
+  await canary?.close();
   if (registryDir) await rm(registryDir, { recursive: true, force: true });
 });
 
@@ -160,6 +208,7 @@ describe('a 16 MiB webhook answer', () => {
     expect((await endedRun(created.id, warmUp.runId)).status).toBe('failed');
     const warmUpAnswers = (await webhook.stats()).length;
     await longestStallMs(); // from here on: the load's
+    await canary.longestStallMs();
 
     // /livez every ~10 ms from before the first trigger until the last run ended (at most 5,000 polls).
     const latencies: number[] = [];
@@ -216,6 +265,7 @@ describe('a 16 MiB webhook answer', () => {
       await poller;
     }
     const stallMs = await longestStallMs();
+    const idleStallMs = await canary.longestStallMs();
 
     // Each answer was cut off soon after the read limit (what the sockets had buffered aside).
     const answers = (await webhook.stats()).slice(warmUpAnswers);
@@ -228,11 +278,11 @@ describe('a 16 MiB webhook answer', () => {
     const p99 = percentileOf(latencies, 99);
     const loadedP99 = percentileOf(loaded, 99);
     console.info(
-      `${ended} runs; longest event-loop stall of the service ${stallMs.toFixed(1)} ms; /livez: ${latencies.length} polls, p50 ${percentileOf(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+      `${ended} runs; longest event-loop stall of the service ${stallMs.toFixed(1)} ms, of an idle process ${idleStallMs.toFixed(1)} ms; /livez: ${latencies.length} polls, p50 ${percentileOf(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
         `during waves: ${loaded.length} polls, p50 ${percentileOf(loaded, 50).toFixed(1)} ms, p99 ${loadedP99.toFixed(1)} ms`,
     );
     // The probe was answered (200, checked per poll) all through the waves, not only between them.
     expect(loaded.length).toBeGreaterThanOrEqual(20);
-    expect(stallMs).toBeLessThan(MAX_STALL_MS);
+    expect(stallMs, `longest stall of the service, ms (an idle process: ${idleStallMs.toFixed(1)} ms)`).toBeLessThan(MAX_STALL_MS + 2 * idleStallMs);
   }, 90_000);
 });
