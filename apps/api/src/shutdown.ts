@@ -6,7 +6,8 @@
  *    connections and waits for requests in flight; and the engine lets executing nodes finish
  *    within the grace, aborts the rest and releases every lease (`RunEngine.close`);
  * 3. the services close (sweepers, engine, executors, store: each step runs even when one fails),
- *    then the tracer exports the spans it still buffers (when tracing is on);
+ *    then the tracer exports the spans it still buffers (when tracing is on; at most
+ *    {@link TRACING_FLUSH_MS}, and a failed export does not make the shutdown unclean);
  * 4. the process exits: 0 when everything closed, 1 when something failed, and 1 from a timer
  *    `graceMs + SHUTDOWN_MARGIN_MS` after the signal whatever still hangs.
  */
@@ -16,6 +17,20 @@ import type { OpenServices } from './services/index.ts';
 
 /** Time past the grace that closing may take before the process is ended anyway, ms. */
 export const SHUTDOWN_MARGIN_MS = 5_000;
+
+/** Longest wait for the tracer to export its last spans at shutdown, ms. */
+export const TRACING_FLUSH_MS = 2_000;
+
+/** How `promise` settled within `ms`: `ok`, its rejection, or `timeout`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<'ok' | 'timeout' | { error: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  try {
+    return await Promise.race([promise.then(() => 'ok' as const, (error: unknown) => ({ error })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface ShutdownDeps {
   app: Pick<FastifyInstance, 'close'>;
@@ -58,11 +73,12 @@ export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promis
     } catch {
       failed = true; // each failure is logged by services.close()
     }
-    try {
-      await deps.tracing?.shutdown();
-    } catch (error) {
-      failed = true;
-      logger.error({ err: error }, 'exporting the last spans failed');
+    // The last spans are worth a short wait, not the exit timer: a collector that does not answer
+    // loses them (the leases are already released), and the shutdown still counts as clean.
+    if (deps.tracing) {
+      const flushed = await settledWithin(deps.tracing.shutdown(), TRACING_FLUSH_MS);
+      if (flushed === 'timeout') logger.warn({ afterMs: TRACING_FLUSH_MS }, 'the last spans were not exported in time; exiting without them');
+      else if (flushed !== 'ok') logger.warn({ err: flushed.error }, 'exporting the last spans failed');
     }
     logger.info({ signal, clean: !failed }, 'shut down');
     exit(failed ? 1 : 0);

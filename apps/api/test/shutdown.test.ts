@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openEmbeddedStore } from '@switchyard/store';
 import { loadConfig } from '../src/config.ts';
 import { openServices } from '../src/services/index.ts';
-import { SHUTDOWN_MARGIN_MS, gracefulShutdown, type ShutdownDeps } from '../src/shutdown.ts';
+import { SHUTDOWN_MARGIN_MS, TRACING_FLUSH_MS, gracefulShutdown, type ShutdownDeps } from '../src/shutdown.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -55,6 +55,20 @@ describe('gracefulShutdown', () => {
     await gracefulShutdown(deps)('SIGTERM');
     expect(calls).toEqual(['engine.stopClaiming', 'engine.close(3000)', 'services.close']);
     expect(exit.mock.calls).toEqual([[1]]);
+  });
+
+  it('exports the last spans after the services closed, and waits for a collector that does not answer only so long, still exiting 0', async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const { deps, exit } = fakeDeps(calls);
+    deps.tracing = { shutdown: () => (calls.push('tracing.shutdown'), new Promise<void>(() => {})) };
+    void gracefulShutdown(deps)('SIGTERM');
+    await vi.advanceTimersByTimeAsync(TRACING_FLUSH_MS - 1);
+    expect(calls.at(-1)).toBe('tracing.shutdown');
+    expect(calls.indexOf('tracing.shutdown')).toBeGreaterThan(calls.indexOf('services.close'));
+    expect(exit).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(exit.mock.calls).toEqual([[0]]);
   });
 
   it('exits 1 by its timer, grace plus the margin after the signal, when a close never returns', async () => {

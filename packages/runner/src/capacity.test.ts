@@ -163,6 +163,72 @@ describe('the active-run cap', () => {
     expect(await h.repos.runs.get(parked.id)).toMatchObject({ status: 'completed' });
   });
 
+  it('does not strand a run started while a fill was reading the store: it takes the next free slot, no recovery tick needed', async () => {
+    const hold = holdingExecutor();
+    h = await openHarness({ maxActiveRuns: 2 }, { doubles: { hold: hold.executor } });
+    const wf = await h.createWorkflow([holdStep]);
+    for (const n of [1, 2]) void h.engine.start((await h.createRun(wf.id, { n })).id);
+    await hold.untilHeld(2);
+    void h.engine.start((await h.createRun(wf.id, { n: 3 })).id); // waits: at the cap
+    // The next read of the store answers what it found before run 4 was triggered, and only when let go.
+    const runs = h.repos.runs;
+    const original = runs.listClaimable.bind(runs);
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    let reading!: () => void;
+    const readStarted = new Promise<void>((resolve) => (reading = resolve));
+    runs.listClaimable = async (now, limit) => {
+      const ids = await original(now, limit);
+      runs.listClaimable = original;
+      reading();
+      await gate;
+      return ids;
+    };
+    hold.releaseOne(); // run 1 ends: its slot is filled from that read
+    await readStarted;
+    void h.engine.start((await h.createRun(wf.id, { n: 4 })).id); // triggered while the read is under way
+    letGo();
+    await hold.untilHeld(2); // runs 2 and 3
+    hold.releaseOne(); // run 2 ends: run 4 takes its slot
+    await hold.untilHeld(2);
+    expect(hold.entered).toEqual([1, 2, 3, 4]);
+    hold.releaseOne();
+    hold.releaseOne();
+    await h.engine.idle();
+    expect(await h.repos.runs.countByStatus('completed')).toBe(4);
+  });
+
+  it('leaves a slot to the recovery scan when claiming fails, instead of retrying the claim in a tight loop', async () => {
+    const hold = holdingExecutor();
+    h = await openHarness({ maxActiveRuns: 1 }, { doubles: { hold: hold.executor } });
+    const wf = await h.createWorkflow([holdStep]);
+    for (const n of [1, 2, 3]) void h.engine.start((await h.createRun(wf.id, { n })).id);
+    await hold.untilHeld(1);
+    // The store reads but refuses claims (e.g. a full disk): every claim fails.
+    const runs = h.repos.runs;
+    const original = runs.claim.bind(runs);
+    let claims = 0;
+    runs.claim = async () => {
+      claims++;
+      throw new Error('the store refuses writes');
+    };
+    hold.releaseOne(); // run 1 ends (its own writes are not claims); the freed slot tries run 2 once
+    await h.engine.idle();
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toBe(1);
+    expect(h.engine.activeCount).toBe(0);
+    // Once the store accepts claims again, the recovery scan fills the slot, in trigger order.
+    runs.claim = original;
+    await h.engine.recoverOrphans();
+    await hold.untilHeld(1);
+    hold.releaseOne();
+    await hold.untilHeld(1);
+    hold.releaseOne();
+    await h.engine.idle();
+    expect(hold.entered).toEqual([1, 2, 3]);
+    expect(await h.repos.runs.countByStatus('completed')).toBe(3);
+  });
+
   it('claims nothing once the engine began to close: a run started then stays pending', async () => {
     h = await openHarness({ maxActiveRuns: 2 });
     const wf = await h.createWorkflow([{ name: 'A', nodeType: 'step', executorKey: 'echo' }]);

@@ -116,9 +116,16 @@ export class RunEngine {
   private backlog = false;
   /** The fill under way, and whether another was asked for meanwhile (it reads the store again). */
   private filling: Promise<number> | null = null;
-  /** Claimable runs of the last page read, in trigger order, not started yet (at most {@link FILL_PAGE}). */
+  /**
+   * Claimable runs of the last page read, in trigger order, not started yet (at most
+   * {@link FILL_PAGE}). Dropped whenever a run may have become claimable since the read (a start
+   * deferred at the cap, a recovery scan): such a run may be older than the page (a woken parked
+   * run, a resumed or orphaned one), so the next slot reads the store afresh.
+   */
   private waiting: string[] = [];
   private fillAgain = false;
+  /** Counts starts deferred to the store: a page read while one was deferred may not list it, so it cannot end the backlog. */
+  private deferrals = 0;
   /** Runs whose lease release at shutdown failed: {@link close} tries them once more. */
   private readonly unreleased = new Set<string>();
 
@@ -153,6 +160,8 @@ export class RunEngine {
     if (!this.claiming) return Promise.resolve();
     if (this.backlog || this.active.size >= this.maxActiveRuns) {
       this.backlog = true;
+      this.deferrals++;
+      this.waiting = [];
       this.fillInBackground();
       return Promise.resolve();
     }
@@ -163,14 +172,20 @@ export class RunEngine {
   private launch(runId: string): Promise<void> {
     const control = new ExecutionControl();
     const entry = { control, done: Promise.resolve(), rerun: false };
+    let crashed = false;
     entry.done = this.execute(runId, control, entry)
-      .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
+      .catch((error: unknown) => {
+        crashed = true;
+        this.options.logger.error({ err: error, runId }, 'run execution crashed');
+      })
       .then(() => {
         this.active.delete(runId);
         if (!this.claiming) return;
         // The slot it frees goes to the same run when a wake-up came in meanwhile, else to the oldest waiting run.
         if (entry.rerun) return this.launch(runId);
-        if (this.backlog) this.fillInBackground();
+        // Not after a crash (the store failed the claim): refilling at once would claim the same run
+        // again and again while the store keeps failing; the recovery tick fills the slot instead.
+        if (this.backlog && !crashed) this.fillInBackground();
       });
     this.active.set(runId, entry);
     return entry.done;
@@ -184,7 +199,7 @@ export class RunEngine {
    */
   async recoverOrphans(): Promise<number> {
     // Read the store afresh: older runs (orphans whose lease ran out, woken parked runs) go first.
-    if (!this.filling) this.waiting = [];
+    this.waiting = [];
     const started = await this.fill();
     if (started > 0) this.options.logger.info({ count: started, executing: this.active.size }, 'claimed runs without a live owner');
     return started;
@@ -200,6 +215,8 @@ export class RunEngine {
       let started = 0;
       try {
         do {
+          // Asked again during the last pass: a run may have become claimable since its read.
+          if (this.fillAgain) this.waiting = [];
           this.fillAgain = false;
           started += await this.fillSlots();
         } while (this.fillAgain && this.claiming);
@@ -220,8 +237,9 @@ export class RunEngine {
   /**
    * Starts waiting runs in trigger order while slots are free: from {@link waiting} (the rest of the
    * last page read), else from a new page of claimable runs. One page serves up to
-   * {@link FILL_PAGE} slot fills, so a long queue costs one sorted read per page, not one per run
-   * (runs triggered meanwhile are newer than every run of the page, so the order holds).
+   * {@link FILL_PAGE} slot fills, so a long queue costs one sorted read per page, not one per run.
+   * The page is dropped when a run may have become claimable since the read ({@link waiting}), so
+   * the order holds.
    */
   private async fillSlots(): Promise<number> {
     let started = 0;
@@ -237,11 +255,13 @@ export class RunEngine {
       if (reads++ >= FILL_MAX_PAGES) break;
       // Runs started here but not claimed yet are listed too: read past them.
       const asked = FILL_PAGE + this.active.size;
+      const deferralsBefore = this.deferrals;
       const ids = await this.options.repos.runs.listClaimable(this.clock.now(), asked);
       if (!this.claiming) break;
       this.waiting = ids.filter((id) => !this.active.has(id));
-      // A short page lists every claimable run: once they all started, none waits any more.
-      if (ids.length < asked && this.waiting.length <= this.maxActiveRuns - this.active.size) this.backlog = false;
+      // A short page lists every claimable run — unless a start was deferred during the read (the
+      // page may miss that run): once they all started, none waits any more.
+      if (ids.length < asked && this.deferrals === deferralsBefore && this.waiting.length <= this.maxActiveRuns - this.active.size) this.backlog = false;
       if (this.waiting.length === 0) break;
     }
     return started;
@@ -340,8 +360,9 @@ export class RunEngine {
 
   private async shutDown(graceMs: number): Promise<void> {
     const { logger } = this.options;
+    // A fill under way launches nothing more (it checks `claiming`); it is not waited for: its store
+    // read may hang (a failover) longer than the grace.
     this.stopClaiming();
-    await this.filling?.catch(() => undefined);
     const executing = [...this.active.keys()];
     if (graceMs > 0 && executing.length > 0) {
       logger.info({ runs: executing.length, graceMs }, 'shutting down: executing nodes may finish, no node starts');

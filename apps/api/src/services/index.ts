@@ -28,6 +28,9 @@ import { Readiness } from './readiness.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { runEventMetrics } from '../metrics/run-event-metrics.ts';
 
+/** How often scrapes may read the store-backed gauges, ms (see `MetricsOptions.storeReadIntervalMs`). */
+const METRICS_STORE_READ_INTERVAL_MS = 1_000;
+
 /** Runs the pending-approvals gauge reads at most per scrape (see `WorkflowRuns.countUndecidedRequirements`). */
 const PENDING_APPROVALS_MAX_RUNS = 10_000;
 
@@ -116,7 +119,6 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger, compactionMinBytes: config.compactJournalBytes }));
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
-  // In the reverse order of opening; once.
   // In the reverse order of opening; once. Every step runs even when one before it fails or
   // rejects (a failing sweeper stop must not keep the engine from releasing its leases); the
   // failures are logged and the first is thrown at the end.
@@ -133,7 +135,14 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       }
       if (failures.length > 0) throw failures[0];
     })());
-  const metrics = new Metrics({ maxWorkflows: config.metricsMaxWorkflows, scrapeToken: config.metricsToken, logger });
+  // Scrapes read the store-backed gauges at most once a second, however many scrapers there are.
+  const metrics = new Metrics({
+    maxWorkflows: config.metricsMaxWorkflows,
+    scrapeToken: config.metricsToken,
+    logger,
+    storeReadIntervalMs: METRICS_STORE_READ_INTERVAL_MS,
+    now: () => clock.now().getTime(),
+  });
   try {
     // Repositories and sweepers see the store through the timing decorator (store operation latency).
     const repos = await openRepositories(timedStore(store, metrics.observeStore));
