@@ -45,8 +45,11 @@ function clientErrorMessage(error: FastifyError, request: FastifyRequest): strin
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`;
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Unsupported Content-Type: request bodies must be application/json';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      // A route taking other types than JSON lists them in its schema's `consumes` (the workflow definition routes: YAML too).
+      const types = request.routeOptions.schema?.consumes ?? ['application/json'];
+      return `Unsupported Content-Type: request bodies must be ${types.join(' or ')}`;
+    }
     default:
       return error.message;
   }

@@ -48,7 +48,9 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
     'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which. ' +
     '`limit_reached`: a per-run cap refuses it (`detail.details.limit`); `document_too_large`: the write would make a stored document larger than 16 MiB (nothing written)',
   413: 'Request too large (`request_too_large`): the body is larger than the limit',
-  415: 'Unsupported media type (`unsupported_media_type`): request bodies must be application/json',
+  415:
+    'Unsupported media type (`unsupported_media_type`): request bodies must be application/json (the workflow create, update and ' +
+    'validate routes also take application/yaml, application/x-yaml and text/yaml), UTF-8',
   429:
     'Too many requests (`rate_limited`): this client sent more requests of this kind in the current minute than the service allows ' +
     '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel, human requests; definitions: create, update, validate); retry after the Retry-After header, seconds',
