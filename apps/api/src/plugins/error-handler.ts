@@ -48,7 +48,7 @@ function clientErrorMessage(error: FastifyError, request: FastifyRequest): strin
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
       // A route taking other types than JSON lists them in its schema's `consumes` (the workflow definition routes: YAML too).
       const types = request.routeOptions.schema?.consumes ?? ['application/json'];
-      return `Unsupported Content-Type: request bodies must be ${types.join(' or ')}`;
+      return `Unsupported Content-Type: request bodies must be ${types.length === 1 ? types[0] : `one of ${types.join(', ')}`}`;
     }
     default:
       return error.message;
