@@ -143,7 +143,7 @@ function firstAliasOffset(doc: Document.Parsed): number {
  * Values are what the core schema builds: plain objects, arrays, strings, finite numbers,
  * booleans and null.
  */
-export function jsonBytesUpTo(value: unknown, limit: number): number {
+function jsonBytesUpTo(value: unknown, limit: number): number {
   let bytes = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0 && bytes <= limit) {
