@@ -170,8 +170,9 @@ export const YAML_EXPANSION_FACTOR = 2;
 
 /**
  * Parses a YAML body's text into the value its JSON twin would parse to. `limit` is the body
- * limit in bytes; the value as JSON may take {@link YAML_EXPANSION_FACTOR} times that. Throws InvalidRequestError (400) with
- * the line and column of the problem, or {@link ExpandedBodyTooLargeError} (413).
+ * limit in bytes; the value as JSON may take {@link YAML_EXPANSION_FACTOR} times that. Throws
+ * InvalidRequestError (400) with the line and column of the problem, or
+ * {@link ExpandedBodyTooLargeError} (413).
  */
 export function parseYamlText(text: string, limit: number): unknown {
   const lines = new LineCounter();
