@@ -2,8 +2,11 @@
  * Issue "Reliability" item 1 over HTTP: a hostile CEL expression (quadratic over a 16 KB trigger
  * body) used to hold the event loop ~18 s per evaluation and, through lost leases, forever. Now
  * its evaluation stops at the cost budget, the run fails once with a clear error, and the service
- * keeps answering meanwhile.
+ * keeps answering meanwhile: its event loop (this process's: the service runs in-process) never
+ * stalls for two seconds (Node's `monitorEventLoopDelay`). A stall is measured rather than request
+ * latencies, which a busy machine inflates; the latencies are printed as figures only.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
@@ -30,6 +33,8 @@ describe('an expression cannot freeze the service', () => {
     // (the very first evaluation in a process is several times slower).
     await svc.waitForRun(created.id, (await svc.trigger(created.id, { initialInput: { l } })).body.runId);
     // Another client keeps asking for the workflow list while the hostile runs execute.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const latencies: number[] = [];
     let sampling = true;
     const sampler = (async () => {
@@ -45,9 +50,12 @@ describe('an expression cannot freeze the service', () => {
     for (const runId of runIds) await svc.waitForRun(created.id, runId);
     sampling = false;
     await sampler;
+    loopDelay.disable();
     const worst = Math.max(...latencies);
-    console.log(`GET /workflows while ${runIds.length} hostile runs executed: ${latencies.length} requests, worst ${worst.toFixed(1)} ms`);
-    expect(worst).toBeLessThan(500); // ~50 ms here; was ~18,000 ms per evaluation before the budget
+    const longestStallMs = loopDelay.max / 1e6;
+    console.log(`GET /workflows while ${runIds.length} hostile runs executed: ${latencies.length} requests, worst ${worst.toFixed(1)} ms; longest event-loop stall ${longestStallMs.toFixed(1)} ms`);
+    // ~250 ms here (one evaluation up to its budget); ~18,000 ms per evaluation before the budget.
+    expect(longestStallMs).toBeLessThan(2_000);
 
     for (const runId of runIds) {
       const run = (await svc.api.get(wf(`/${created.id}/runs/${runId}`))).body;

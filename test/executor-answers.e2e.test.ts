@@ -3,11 +3,16 @@
  * streaming 16 MiB of small JSON objects to ten runs at once. Reading stops at the output limit
  * plus its margin, nothing is parsed, every run fails with the output-limit error, no lease is lost
  * (the lease is short here, so a stalled event loop would lose it: a run whose lease is lost is
- * abandoned, it never ends), and `GET /livez` keeps answering quickly all along: p99 under 100 ms
- * over the polls sent (every ~10 ms) while waves of ten parallel runs follow each other for
- * LOAD_MS (waves give enough samples for a p99; one wave alone lasts a few hundred ms). The service
- * runs as users run it (`apps/api/src/server.ts` in a process of its own) and the webhook in another
- * process, as a remote server would: the latencies measured are the service's, not the test's.
+ * abandoned, it never ends), `GET /livez` answers all along (polled every ~10 ms while waves of ten
+ * parallel runs follow each other for LOAD_MS; one wave alone lasts a few hundred ms), and the
+ * service's event loop never stalls for long: its longest delay during the load (Node's
+ * `monitorEventLoopDelay`, read from the service's own `GET /metrics` as
+ * `nodejs_eventloop_lag_max_seconds`) stays under a bound that grows with what the machine itself
+ * adds, measured meanwhile in an idle process (see MAX_STALL_MS). So a busy machine does not fail
+ * the test the way it inflated the /livez p99 this test used to bound; the /livez latencies are
+ * printed as figures only (speed targets live in the benches).
+ * The service runs as users run it (`apps/api/src/server.ts` in a process of its own) and the
+ * webhook in another process, as a remote server would.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentileOf } from '../bench/suite/stats.ts';
 import { answerReadLimit } from '../packages/runner/src/executors/shared/answer-limit.ts';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../packages/runner/src/output-limit.ts';
+import { sample } from './support/prometheus.ts';
 import { startServerProcess, type ServerProcess } from './support/server-process.ts';
 import { CANVAS, TERMINAL, uniqueName } from './support/service.ts';
 
@@ -32,6 +38,27 @@ const LOAD_MS = 8_000;
  * by the test's own back-to-back waves (each run's store work and the test's reads share the loop).
  */
 const PAUSE_MS = 250;
+/**
+ * Longest event-loop stall the service may show during the load beyond what the machine adds, ms:
+ * the bound is MAX_STALL_MS plus twice the longest stall of an idle process meanwhile (a
+ * busy process waits for a core longer than an idle one). Reading answers in chunks stalls the
+ * service for a few tens of ms on a quiet 2-core machine (40–90 ms measured at load 4); at load
+ * 8–12, 140–410 ms beside an idle process's 30–200 ms (bounds 560–900 ms). Parsing one 16 MiB
+ * answer whole stalls it ~400 ms, ten of them in a wave back to back seconds. One injected 600 ms
+ * stall measured 659 ms beside an idle 30 ms (bound 560 ms: fails), and 623 ms beside an idle 97 ms
+ * (bound 693 ms: passes; on a crowded machine only longer stalls fail it). A stall past ~1.3 s
+ * also loses the lease (see above).
+ */
+const MAX_STALL_MS = 500;
+
+/** The service's longest event-loop delay since the previous scrape of its `/metrics`, ms (each scrape resets it). */
+async function longestStallMs(): Promise<number> {
+  const response = await fetch(`${server.baseUrl}/metrics`);
+  expect(response.status).toBe(200);
+  const seconds = sample(await response.text(), 'nodejs_eventloop_lag_max_seconds');
+  expect(seconds).toEqual(expect.any(Number));
+  return seconds! * 1000;
+}
 
 /**
  * The webhook's code, run in a child process (a remote server does not share the service's event
@@ -62,6 +89,47 @@ const server = createServer((request, response) => {
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
+
+/**
+ * An idle process beside the service: its longest event-loop delay is how long a process that
+ * has nothing to do waits for a core on this machine right now (what other work on the machine
+ * adds to every stall). Each line on stdin is answered with that delay since the previous line, ms.
+ */
+const CANARY_SCRIPT = `
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+require('node:readline').createInterface({ input: process.stdin }).on('line', () => {
+  process.stdout.write(delay.max / 1e6 + '\\n');
+  delay.reset();
+});
+`;
+
+/** The canary process ({@link CANARY_SCRIPT}). */
+class IdleCanary {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly lines: AsyncIterator<string>,
+  ) {}
+
+  static start(): IdleCanary {
+    const child = spawn(process.execPath, ['-e', CANARY_SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+    return new IdleCanary(child, createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
+  }
+
+  /** Its longest event-loop delay since the previous call, ms. */
+  async longestStallMs(): Promise<number> {
+    this.child.stdin!.write('\n');
+    const { value } = await this.lines.next();
+    return Number(value);
+  }
+
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    this.child.stdin!.end();
+    await once(this.child, 'exit');
+  }
+}
 
 /** The webhook process; {@link stats} reads what it wrote. */
 class BigAnswerWebhook {
@@ -103,11 +171,13 @@ async function endedRun(workflowId: string, runId: string): Promise<any> {
 }
 
 let webhook: BigAnswerWebhook;
+let canary: IdleCanary;
 let registryDir: string;
 let server: ServerProcess;
 
 beforeAll(async () => {
   webhook = await BigAnswerWebhook.start();
+  canary = IdleCanary.start();
   registryDir = await mkdtemp(join(tmpdir(), 'switchyard-answers-'));
   const registryFile = join(registryDir, 'executors.json');
   await writeFile(registryFile, JSON.stringify({ executors: { big: { kind: 'http', url: webhook.url(), timeoutSeconds: 60 } } }));
@@ -123,11 +193,12 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.kill();
   await webhook?.close();
+  await canary?.close();
   if (registryDir) await rm(registryDir, { recursive: true, force: true });
 });
 
 describe('a 16 MiB webhook answer', () => {
-  it('fails ten parallel runs with the output-limit error, reads no more than the limit, and /livez stays fast', async () => {
+  it('fails ten parallel runs with the output-limit error, reads no more than the limit, and the service keeps answering without stalls', async () => {
     const created = await server.call('POST', '', {
       name: uniqueName('big-answer'),
       canvas: CANVAS,
@@ -138,6 +209,8 @@ describe('a 16 MiB webhook answer', () => {
     const warmUp = await server.call('POST', `/${created.id}/runs`, {});
     expect((await endedRun(created.id, warmUp.runId)).status).toBe('failed');
     const warmUpAnswers = (await webhook.stats()).length;
+    await longestStallMs(); // from here on: the load's
+    await canary.longestStallMs();
 
     // /livez every ~10 ms from before the first trigger until the last run ended (at most 5,000 polls).
     const latencies: number[] = [];
@@ -193,6 +266,8 @@ describe('a 16 MiB webhook answer', () => {
       done = true;
       await poller;
     }
+    const stallMs = await longestStallMs();
+    const idleStallMs = await canary.longestStallMs();
 
     // Each answer was cut off soon after the read limit (what the sockets had buffered aside).
     const answers = (await webhook.stats()).slice(warmUpAnswers);
@@ -205,10 +280,11 @@ describe('a 16 MiB webhook answer', () => {
     const p99 = percentileOf(latencies, 99);
     const loadedP99 = percentileOf(loaded, 99);
     console.info(
-      `${ended} runs; /livez: ${latencies.length} polls, p50 ${percentileOf(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
+      `${ended} runs; longest event-loop stall of the service ${stallMs.toFixed(1)} ms, of an idle process ${idleStallMs.toFixed(1)} ms; /livez: ${latencies.length} polls, p50 ${percentileOf(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms; ` +
         `during waves: ${loaded.length} polls, p50 ${percentileOf(loaded, 50).toFixed(1)} ms, p99 ${loadedP99.toFixed(1)} ms`,
     );
+    // The probe was answered (200, checked per poll) all through the waves, not only between them.
     expect(loaded.length).toBeGreaterThanOrEqual(20);
-    expect(p99).toBeLessThan(100);
+    expect(stallMs, `longest stall of the service, ms (an idle process: ${idleStallMs.toFixed(1)} ms)`).toBeLessThan(MAX_STALL_MS + 2 * idleStallMs);
   }, 90_000);
 });

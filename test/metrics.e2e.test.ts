@@ -6,18 +6,8 @@
  */
 import { ManualClock } from '@switchyard/runner/testing/manual-clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sample } from './support/prometheus.ts';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
-
-/** The value of the sample `name{labels}` in exposition `text` (labels in any order, all given ones must match), or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([key, value]) => present[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 /** The values the label `label` takes in the samples of `name`. */
 function labelValues(text: string, name: string, label: string): Set<string> {

@@ -20,6 +20,10 @@ export interface ServerProcess {
   stop(): Promise<void>;
   /** Kills it at once (cleanup). */
   kill(): void;
+  /** Sends `signal` (default SIGTERM) without waiting. */
+  signal(signal?: NodeJS.Signals): void;
+  /** Settles when the process has exited: its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -34,7 +38,10 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
   });
   let logs = '';
   let baseUrl = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const process_: ServerProcess = {
+    exited,
+    signal: (signal = 'SIGTERM') => void child.kill(signal),
     get baseUrl() {
       return baseUrl;
     },
@@ -51,7 +58,6 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     },

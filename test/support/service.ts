@@ -241,6 +241,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     DATA_DIR: dataDir,
     SWITCHYARD_EXECUTORS: options.registryFile ?? EXAMPLE_REGISTRY,
     SWITCHYARD_SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 50),
+    // Closing a test service aborts runs in flight at once, as before the shutdown grace existed.
+    SWITCHYARD_SHUTDOWN_GRACE_MS: '0',
     ...options.env,
   };
   const store: DocumentStore = mongodbUri

@@ -33,7 +33,7 @@ import {
   DEFAULT_MAX_STORED_REQUIREMENTS,
   MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES,
 } from '@switchyard/domain';
-import { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
+import { DEFAULT_MAX_ACTIVE_RUNS, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
 import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 import { AUTH_MODES } from './auth/authenticator.ts';
 import { DEFAULT_JWT_GROUPS_CLAIM, DEFAULT_JWT_MAX_TTL_SECONDS } from './auth/jwt.ts';
@@ -66,6 +66,7 @@ export const CONFIG_GROUPS = [
   'Access control',
   'Downstream tokens',
   'Metrics',
+  'Tracing',
 ] as const;
 export type ConfigGroup = (typeof CONFIG_GROUPS)[number];
 
@@ -301,6 +302,20 @@ export const CONFIG_SCHEMA = Type.Object({
     minimum: 100,
     maximum: 3_600_000,
     description: 'how often each instance looks for runs without a live owner, ms',
+  }),
+  SWITCHYARD_MAX_ACTIVE_RUNS: Type.Integer({
+    group: 'Engine',
+    default: DEFAULT_MAX_ACTIVE_RUNS,
+    minimum: 1,
+    maximum: 10_000,
+    description: 'most runs one instance executes at once; more stay `pending` and are claimed as runs end, oldest trigger first',
+  }),
+  SWITCHYARD_SHUTDOWN_GRACE_MS: Type.Integer({
+    group: 'Engine',
+    default: 10_000,
+    minimum: 0,
+    maximum: 3_600_000,
+    description: 'on SIGTERM/SIGINT, how long executing nodes may finish before they are aborted and their runs released, ms (0: abort at once)',
   }),
   SWITCHYARD_SWEEP_INTERVAL_MS: Type.Integer({
     group: 'Engine',
@@ -576,6 +591,30 @@ export const CONFIG_SCHEMA = Type.Object({
     minimum: 0,
     maximum: 100_000,
     description: 'distinct workflow ids the run metrics label by; runs of further workflows are counted under `workflow="other"` (bounds the number of time series)',
+  }),
+  // Tracing: OpenTelemetry's standard variables, read by its SDK (docs/operations/tracing.md).
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      group: 'Tracing',
+      format: 'http-url',
+      description:
+        'OpenTelemetry standard: the OTLP/HTTP collector base URL (traces go to `<this>/v1/traces`); set = tracing on (see [tracing](../operations/tracing.md)), unset = off',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+    Type.String({
+      group: 'Tracing',
+      format: 'http-url',
+      description: 'OpenTelemetry standard: the full OTLP/HTTP traces URL (wins over `OTEL_EXPORTER_OTLP_ENDPOINT`); set = tracing on',
+    }),
+  ),
+  OTEL_SERVICE_NAME: Type.Optional(
+    Type.String({ group: 'Tracing', defaultText: '`switchyard-api`', description: 'OpenTelemetry standard: `service.name` of the spans' }),
+  ),
+  OTEL_SDK_DISABLED: Type.Boolean({
+    group: 'Tracing',
+    default: false,
+    description: 'OpenTelemetry standard: `true` keeps tracing off even with an endpoint set. The SDK reads the other `OTEL_*` variables itself (sampler, headers, batching)',
   }),
 });
 

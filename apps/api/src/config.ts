@@ -43,6 +43,10 @@ export interface ServiceConfig {
   recoveryIntervalMs: number;
   /** Max concurrent children of one parallel node. */
   parallelLimit: number;
+  /** Most runs this instance executes at once (more wait `pending`). */
+  maxActiveRuns: number;
+  /** How long executing nodes may finish at shutdown before they are aborted, ms (0: at once). */
+  shutdownGraceMs: number;
   /** How often the HITL timeout sweeper runs. */
   sweepIntervalMs: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
@@ -97,6 +101,8 @@ export interface ServiceConfig {
   metricsToken: string | null;
   /** Distinct workflow ids the run metrics label by before `other` (`SWITCHYARD_METRICS_MAX_WORKFLOWS`, default 1,000). */
   metricsMaxWorkflows: number;
+  /** OpenTelemetry tracing (telemetry/tracing.ts): on when an OTLP endpoint is set and `OTEL_SDK_DISABLED` is not true; null: off. */
+  tracing: { serviceName: string } | null;
 }
 
 /** The edge's bounds (docs/operations/security.md). Durations in milliseconds. */
@@ -177,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     leaseMs: v.SWITCHYARD_LEASE_MS,
     recoveryIntervalMs: v.SWITCHYARD_RECOVERY_INTERVAL_MS,
     parallelLimit: v.SWITCHYARD_PARALLEL_LIMIT,
+    maxActiveRuns: v.SWITCHYARD_MAX_ACTIVE_RUNS,
+    shutdownGraceMs: v.SWITCHYARD_SHUTDOWN_GRACE_MS,
     sweepIntervalMs: v.SWITCHYARD_SWEEP_INTERVAL_MS,
     maxOutputBytes: v.SWITCHYARD_MAX_OUTPUT_BYTES,
     maxNodes: v.SWITCHYARD_MAX_NODES,
@@ -210,6 +218,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     maxConcurrentCallsPerOrigin: v.SWITCHYARD_MAX_CONCURRENT_CALLS_PER_ORIGIN,
     metricsToken: v.SWITCHYARD_METRICS_TOKEN ?? null,
     metricsMaxWorkflows: v.SWITCHYARD_METRICS_MAX_WORKFLOWS,
+    tracing:
+      (v.OTEL_EXPORTER_OTLP_ENDPOINT ?? v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) === undefined || v.OTEL_SDK_DISABLED
+        ? null
+        : { serviceName: v.OTEL_SERVICE_NAME ?? 'switchyard-api' },
   };
 }
 

@@ -15,6 +15,7 @@ const FREE_FORM = [
   'SWITCHYARD_API_KEYS_FILE',
   'SWITCHYARD_DOWNSTREAM_TOKEN_AUDIENCE',
   'SWITCHYARD_DOWNSTREAM_TOKEN_ISSUER',
+  'OTEL_SERVICE_NAME',
 ];
 
 /** A bad value of each format. */
@@ -107,6 +108,14 @@ describe('configuration schema', () => {
     }
     expect(loadConfig({ PORT: '9090', SWITCHYARD_RUN_RETENTION_DAYS: '30' })).toMatchObject({ port: 9090, runRetentionDays: 30, runsKeptPerWorkflow: null });
     for (const bad of ['1.5', 'true', '8080x', ' ', '0x50', '1e3', '0b1']) expect(() => loadConfig({ PORT: bad }), bad).toThrow(/PORT must be an integer between 0 and 65535/);
+  });
+
+  it('turns tracing on with an OTLP endpoint (either standard variable), unless OTEL_SDK_DISABLED is true', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing).toEqual({ serviceName: 'switchyard-api' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://c.example/v1/traces', OTEL_SERVICE_NAME: 'orders' }).tracing).toEqual({ serviceName: 'orders' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 
   it('reads SWITCHYARD_AUTH in any case with spaces, each mode once, and refuses empty entries', () => {

@@ -84,6 +84,34 @@ describe('run-event metrics', () => {
     expect(await valueOf(metrics, 'switchyard_pending_approvals')).toBe(5);
   });
 
+  it('reads the store-backed gauges at most once per interval: concurrent and later scrapes share the read, a failed read is not kept', async () => {
+    let now = 0;
+    const metrics = new Metrics({ processDefaults: false, storeReadIntervalMs: 1_000, now: () => now });
+    const reads = { queued: 0, approvals: 0 };
+    let fail = false;
+    metrics.setSources({
+      runsExecuting: () => 0,
+      runsQueued: async () => {
+        reads.queued++;
+        if (fail) throw new Error('store down');
+        return reads.queued;
+      },
+      pendingApprovals: async () => ++reads.approvals,
+    });
+    // A burst of 50 concurrent scrapes: one read of each.
+    await Promise.all(Array.from({ length: 50 }, () => metrics.render()));
+    expect(reads).toEqual({ queued: 1, approvals: 1 });
+    now = 999;
+    expect(await valueOf(metrics, 'switchyard_runs_queued')).toBe(1);
+    expect(reads).toEqual({ queued: 1, approvals: 1 });
+    now = 1_000;
+    fail = true;
+    expect(await valueOf(metrics, 'switchyard_runs_queued')).toBe(1); // the failed read keeps the last value...
+    fail = false;
+    expect(await valueOf(metrics, 'switchyard_runs_queued')).toBe(3); // ...and is not shared: the next scrape reads again
+    expect(reads).toEqual({ queued: 3, approvals: 1 }); // reading one gauge reads only its source
+  });
+
   it('keeps the metrics of two instances apart (own registries)', async () => {
     const [one, two] = [new Metrics({ processDefaults: false }), new Metrics({ processDefaults: false })];
     one.sweeperAction('retention_delete', 4);

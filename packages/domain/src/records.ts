@@ -182,6 +182,13 @@ export interface RunRecord {
    * #18 (read as `[triggeringUserId]`).
    */
   triggerLineage?: string[];
+  /**
+   * The W3C `traceparent` every execution of the run continues (tracing, docs/operations/tracing.md):
+   * the trigger request's, else the first traced execution's; absent/null when tracing never saw the run.
+   */
+  traceParent?: string | null;
+  /** The W3C `tracestate` that came with {@link traceParent} (at most 512 characters), if any. */
+  traceState?: string | null;
   startedAt: Date;
   finishedAt: Date | null;
   createdAt: Date;

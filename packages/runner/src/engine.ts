@@ -4,6 +4,12 @@
  * the run with a CAS that requires the lease, and releases the lease on shutdown. Runs whose owner
  * died (lease expired) are claimed again by the recovery loop of any instance and continue by
  * re-traversal: settled node runs are reused, the rest executes.
+ *
+ * Capacity (issue #20 item 5): an instance executes at most `maxActiveRuns` runs at once. A run
+ * started beyond that is not claimed: it stays claimable in the store (`pending`, or a woken parked
+ * run) and is claimed when a slot frees, oldest trigger first ({@link RunEngine.recoverOrphans}).
+ * Graceful shutdown (item 4): {@link RunEngine.close} stops claiming, lets executing nodes finish
+ * within a grace, aborts the rest and releases every lease.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +26,19 @@ import { LeaseExpired, RunLedger } from './ledger.ts';
 import type { Logger } from './logger.ts';
 import type { DownstreamTokenMinter } from './downstream-token.ts';
 import { ExecutionControl, directiveStop, stopEffect, type StopReason } from './stop-reason.ts';
+import { endExecutionSpan, startExecutionSpan, withContext } from './tracing.ts';
+
+/** Default of {@link RunEngineOptions.maxActiveRuns} (`SWITCHYARD_MAX_ACTIVE_RUNS`). */
+export const DEFAULT_MAX_ACTIVE_RUNS = 64;
+
+/** Claimable run ids read per page of the waiting runs (kept for the next slots that free). */
+const FILL_PAGE = 100;
+
+/** Pages one fill reads at most (a bound: the next run end or recovery tick fills again). */
+const FILL_MAX_PAGES = 20;
+
+/** How long {@link RunEngine.close} waits for aborted executions to let go before it releases their leases itself, ms. */
+const ABORT_SETTLE_MS = 2_000;
 
 /** Tunables of the engine. Milliseconds throughout. */
 export interface RunEngineOptions {
@@ -42,8 +61,17 @@ export interface RunEngineOptions {
   publicText?: (text: string) => string;
   /** Period of the orphaned-run recovery scan (default 15,000 ms). */
   recoveryIntervalMs?: number;
-  /** Recovery claims no more runs once this instance executes this many (default 256). */
+  /**
+   * Most runs this instance executes at once (default {@link DEFAULT_MAX_ACTIVE_RUNS};
+   * `SWITCHYARD_MAX_ACTIVE_RUNS`). Runs started beyond it wait in the store and are claimed, oldest
+   * trigger first, as executions end.
+   */
   maxActiveRuns?: number;
+  /**
+   * How long {@link RunEngine.close} lets executing nodes finish before it aborts them, ms (default
+   * 0: abort at once; `SWITCHYARD_SHUTDOWN_GRACE_MS`).
+   */
+  shutdownGraceMs?: number;
   /** This instance's owner id; default `host:pid:random`. */
   owner?: string;
   /** Jitter source for retry backoff (tests make it deterministic). */
@@ -71,11 +99,35 @@ export class RunEngine {
   private readonly heartbeatMs: number;
   private readonly parallelLimit: number;
   private readonly recoveryIntervalMs: number;
+  private readonly maxActiveRuns: number;
+  private readonly shutdownGraceMs: number;
   /** Runs this instance executes; `rerun` asks for one more claim once the current execution ends. */
   private readonly active = new Map<string, { control: ExecutionControl; done: Promise<void>; rerun: boolean }>();
   private stopRecovery: (() => void) | null = null;
   private readonly recoveryLoop: LoopClock;
-  private closed = false;
+  /** False once {@link close} began: nothing is claimed any more. */
+  private claiming = true;
+  private closing: Promise<void> | null = null;
+  /**
+   * True while runs may wait in the store for a slot of this instance (a start was deferred at the
+   * cap, or recovery has not read the store yet): then starts go through {@link fill}, which claims
+   * in trigger order, instead of claiming at once; cleared when a fill finds every claimable run.
+   */
+  private backlog = false;
+  /** The fill under way, and whether another was asked for meanwhile (it reads the store again). */
+  private filling: Promise<number> | null = null;
+  /**
+   * Claimable runs of the last page read, in trigger order, not started yet (at most
+   * {@link FILL_PAGE}). Dropped whenever a run may have become claimable since the read (a start
+   * deferred at the cap, a recovery scan): such a run may be older than the page (a woken parked
+   * run, a resumed or orphaned one), so the next slot reads the store afresh.
+   */
+  private waiting: string[] = [];
+  private fillAgain = false;
+  /** Counts starts deferred to the store: a page read while one was deferred may not list it, so it cannot end the backlog. */
+  private deferrals = 0;
+  /** Runs whose lease release at shutdown failed: {@link close} tries them once more. */
+  private readonly unreleased = new Set<string>();
 
   constructor(private readonly options: RunEngineOptions) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -84,15 +136,20 @@ export class RunEngine {
     this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
     this.parallelLimit = options.parallelLimit ?? 8;
     this.recoveryIntervalMs = options.recoveryIntervalMs ?? 15_000;
+    this.maxActiveRuns = Math.max(1, options.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS);
+    this.shutdownGraceMs = Math.max(0, options.shutdownGraceMs ?? 0);
     this.recoveryLoop = new LoopClock(() => this.clock.now(), this.recoveryIntervalMs);
   }
 
   /**
    * Starts executing `runId` in the background. When this instance already executes it, asks for
    * one more claim after the current execution ends: a wake-up (e.g. a decision) that arrives
-   * after that execution parked the run, but before it let go, is not lost. The returned promise
-   * (which never rejects) settles when this instance stops working on the run: finished, parked,
-   * claimed elsewhere or shut down. Callers may ignore it.
+   * after that execution parked the run, but before it let go, is not lost. At the cap
+   * (`maxActiveRuns`), or while runs wait for a slot, the run is not claimed here: it stays
+   * claimable in the store and a free slot takes the oldest waiting run first (see
+   * {@link recoverOrphans}). The returned promise (which never rejects) settles when this instance
+   * stops working on the run: finished, parked, claimed elsewhere or shut down; for a run left
+   * waiting, at once. Callers may ignore it. After {@link close} began, does nothing.
    */
   start(runId: string): Promise<void> {
     const current = this.active.get(runId);
@@ -100,33 +157,123 @@ export class RunEngine {
       current.rerun = true;
       return current.done;
     }
-    if (this.closed) return Promise.resolve();
+    if (!this.claiming) return Promise.resolve();
+    if (this.backlog || this.active.size >= this.maxActiveRuns) {
+      this.backlog = true;
+      this.deferrals++;
+      this.waiting = [];
+      this.fillInBackground();
+      return Promise.resolve();
+    }
+    return this.launch(runId);
+  }
+
+  /** Claims and executes `runId` now, whatever the cap (the caller made room). */
+  private launch(runId: string): Promise<void> {
     const control = new ExecutionControl();
     const entry = { control, done: Promise.resolve(), rerun: false };
+    let crashed = false;
     entry.done = this.execute(runId, control, entry)
-      .catch((error: unknown) => this.options.logger.error({ err: error, runId }, 'run execution crashed'))
+      .catch((error: unknown) => {
+        crashed = true;
+        this.options.logger.error({ err: error, runId }, 'run execution crashed');
+      })
       .then(() => {
         this.active.delete(runId);
-        if (entry.rerun && !this.closed) return this.start(runId);
+        if (!this.claiming) return;
+        // The slot it frees goes to the same run when a wake-up came in meanwhile, else to the oldest waiting run.
+        if (entry.rerun) return this.launch(runId);
+        // Not after a crash (the store failed the claim): refilling at once would claim the same run
+        // again and again while the store keeps failing; the recovery tick fills the slot instead.
+        if (this.backlog && !crashed) this.fillInBackground();
       });
     this.active.set(runId, entry);
     return entry.done;
   }
 
-  /** Claims every run that has no live owner (crashed instances, restarts). Returns how many were started. */
+  /**
+   * Claims runs that need an owner (pending runs waiting for a slot, woken parked runs, runs whose
+   * owner crashed or released them) into this instance's free slots, oldest trigger first
+   * (`created_at`, then id). Returns how many it started. Used by the recovery loop; a slot that
+   * frees while runs wait is filled the same way. Rejects when the store cannot be read.
+   */
   async recoverOrphans(): Promise<number> {
-    const room = (this.options.maxActiveRuns ?? 256) - this.active.size;
-    if (room <= 0) return 0;
-    const ids = await this.options.repos.runs.listClaimable(this.clock.now(), Math.min(100, room));
-    const fresh = ids.filter((id) => !this.active.has(id));
-    for (const id of fresh) this.start(id);
-    if (fresh.length > 0) this.options.logger.info({ count: fresh.length }, 'recovering runs without a live owner');
-    return fresh.length;
+    // Read the store afresh: older runs (orphans whose lease ran out, woken parked runs) go first.
+    this.waiting = [];
+    const started = await this.fill();
+    if (started > 0) this.options.logger.info({ count: started, executing: this.active.size }, 'claimed runs without a live owner');
+    return started;
   }
 
-  /** Runs {@link recoverOrphans} now and then every `recoveryIntervalMs`. */
+  /** One fill at a time: a fill asked for during one makes it read the store again before it ends. */
+  private fill(): Promise<number> {
+    if (this.filling) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    const run = async (): Promise<number> => {
+      let started = 0;
+      try {
+        do {
+          // Asked again during the last pass: a run may have become claimable since its read.
+          if (this.fillAgain) this.waiting = [];
+          this.fillAgain = false;
+          started += await this.fillSlots();
+        } while (this.fillAgain && this.claiming);
+        return started;
+      } finally {
+        this.filling = null;
+      }
+    };
+    this.filling = run();
+    return this.filling;
+  }
+
+  /** {@link fill} for callers that do not wait: a store error is logged (the next run end or recovery tick tries again). */
+  private fillInBackground(): void {
+    this.fill().catch((error: unknown) => this.options.logger.error({ err: error }, 'claiming waiting runs failed'));
+  }
+
+  /**
+   * Starts waiting runs in trigger order while slots are free: from {@link waiting} (the rest of the
+   * last page read), else from a new page of claimable runs. One page serves up to
+   * {@link FILL_PAGE} slot fills, so a long queue costs one sorted read per page, not one per run.
+   * The page is dropped when a run may have become claimable since the read ({@link waiting}), so
+   * the order holds.
+   */
+  private async fillSlots(): Promise<number> {
+    let started = 0;
+    let reads = 0;
+    while (this.claiming && this.active.size < this.maxActiveRuns) {
+      const next = this.waiting.shift();
+      if (next !== undefined) {
+        if (this.active.has(next)) continue;
+        void this.launch(next);
+        started++;
+        continue;
+      }
+      if (reads++ >= FILL_MAX_PAGES) break;
+      // Runs started here but not claimed yet are listed too: read past them.
+      const asked = FILL_PAGE + this.active.size;
+      const deferralsBefore = this.deferrals;
+      const ids = await this.options.repos.runs.listClaimable(this.clock.now(), asked);
+      if (!this.claiming) break;
+      this.waiting = ids.filter((id) => !this.active.has(id));
+      // A short page lists every claimable run — unless a start was deferred during the read (the
+      // page may miss that run): once they all started, none waits any more.
+      if (ids.length < asked && this.deferrals === deferralsBefore && this.waiting.length <= this.maxActiveRuns - this.active.size) this.backlog = false;
+      if (this.waiting.length === 0) break;
+    }
+    return started;
+  }
+
+  /**
+   * Runs {@link recoverOrphans} now and then every `recoveryIntervalMs`. Until the first scan has
+   * read the store, runs started meanwhile queue behind the runs already waiting there.
+   */
   startRecovery(): void {
-    if (this.stopRecovery || this.closed) return;
+    if (this.stopRecovery || !this.claiming) return;
+    this.backlog = true;
     const tick = () =>
       void this.recoverOrphans().then(
         () => this.recoveryLoop.ran(),
@@ -172,26 +319,84 @@ export class RunEngine {
     return current.done;
   }
 
-  /** Resolves when no run is executing in this instance (tests, graceful shutdown). */
+  /** Resolves when no run is executing in this instance and no fill is under way (tests, graceful shutdown). Never rejects. */
   async idle(): Promise<void> {
-    while (this.active.size > 0) await Promise.all([...this.active.values()].map((a) => a.done));
+    while (this.active.size > 0 || this.filling) {
+      await Promise.all([...this.active.values()].map((a) => a.done));
+      await this.filling?.catch(() => undefined);
+    }
   }
 
-  /** Number of runs executing in this instance right now. */
+  /** Number of runs executing in this instance right now (at most `maxActiveRuns`, but for a rerun taking its own slot). */
   get activeCount(): number {
     return this.active.size;
   }
 
-  /**
-   * Stops: no new runs, in-flight executor calls are aborted and the leases released so that
-   * another instance (or the next start) continues the runs by re-traversal.
-   */
-  async close(): Promise<void> {
-    this.closed = true;
+  /** Stops claiming: no start, no fill, no recovery scan any more; executions under way go on. The first step of {@link close}. */
+  stopClaiming(): void {
+    this.claiming = false;
     this.stopRecovery?.();
+    this.stopRecovery = null;
     this.recoveryLoop.stopped();
-    for (const { control } of this.active.values()) control.stop({ kind: 'shutdown' });
-    await this.idle();
+  }
+
+  /**
+   * Shuts the engine down (graceful shutdown, issue #20 item 4):
+   * 1. stops claiming ({@link stopClaiming});
+   * 2. asks every execution to stop at the next node boundary and lets executing nodes finish for
+   *    `graceMs` (default: the engine's `shutdownGraceMs`; 0 skips this step). A node that finishes is recorded, so the
+   *    next claim does not run it again;
+   * 3. aborts what still executes (in-flight executor calls get an aborted signal) and waits a
+   *    little for the executions to let go;
+   * 4. releases the lease of every run it executed (each on its own: one failing release does not
+   *    skip the others; one that fails is tried once more, and executions that ignored the abort
+   *    have their leases released here), so that another instance, or this service restarted on
+   *    the same data, continues the runs at once by re-traversal.
+   * Idempotent: later calls return the first call's promise. Never rejects (failures are logged).
+   */
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    return (this.closing ??= this.shutDown(Math.max(0, options.graceMs ?? this.shutdownGraceMs)));
+  }
+
+  private async shutDown(graceMs: number): Promise<void> {
+    const { logger } = this.options;
+    // A fill under way launches nothing more (it checks `claiming`); it is not waited for: its store
+    // read may hang (a failover) longer than the grace.
+    this.stopClaiming();
+    const executing = [...this.active.keys()];
+    if (graceMs > 0 && executing.length > 0) {
+      logger.info({ runs: executing.length, graceMs }, 'shutting down: executing nodes may finish, no node starts');
+      for (const { control } of this.active.values()) control.stop({ kind: 'drain' });
+      await this.settleWithin(this.idle(), graceMs);
+    }
+    if (this.active.size > 0) {
+      logger.warn({ runs: this.active.size }, 'shutting down: aborting executions still under way');
+      for (const { control } of this.active.values()) control.stop({ kind: 'shutdown' });
+      await this.settleWithin(this.idle(), ABORT_SETTLE_MS);
+    }
+    // Executions that did not let go after the abort, and releases that failed: release them here.
+    const stuck = [...this.active.keys()];
+    if (stuck.length > 0) logger.error({ runIds: stuck }, 'executions did not stop after the abort; releasing their leases anyway');
+    await this.releaseAll([...new Set([...this.unreleased, ...stuck])]);
+  }
+
+  /** Releases this owner's lease of each run, each on its own; logs the ones that fail. */
+  private async releaseAll(runIds: readonly string[]): Promise<void> {
+    const now = this.clock.now();
+    const results = await Promise.allSettled(runIds.map((id) => this.options.repos.runs.release(id, this.owner, now)));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') this.options.logger.error({ err: result.reason, runId: runIds[i] }, 'could not release the lease at shutdown; the run continues once it expires');
+    });
+  }
+
+  /** Waits for `done` at most `ms` milliseconds of the engine clock. */
+  private async settleWithin(done: Promise<void>, ms: number): Promise<void> {
+    const timer = new AbortController();
+    try {
+      await Promise.race([done, this.clock.sleep(ms, timer.signal).catch(() => undefined)]);
+    } finally {
+      timer.abort();
+    }
   }
 
   private async execute(runId: string, control: ExecutionControl, entry: { rerun: boolean }): Promise<void> {
@@ -216,6 +421,14 @@ export class RunEngine {
     });
     lease.start();
     let ledger = new RunLedger(repos, run, this.clock, [], this.owner, lease);
+    // One span per execution (tracing.ts); the first traced execution of a run without a trigger context stores its own for the next ones.
+    const execution = startExecutionSpan(run);
+    let ended = 'stopped';
+    let failure: unknown;
+    if (execution.toStore) {
+      const { traceParent, traceState } = execution.toStore;
+      await repos.runs.setTraceContext(runId, this.owner, traceParent, traceState).catch((error: unknown) => logger.warn({ err: error, runId }, 'could not store the run trace context'));
+    }
     try {
       for (let pass = 1; ; pass++) {
         // A directive stored before this claim (sent while no runner held the run, or to a runner that died) or during the last traversal.
@@ -226,7 +439,8 @@ export class RunEngine {
         ledger = new RunLedger(repos, run, this.clock, history, this.owner, lease);
         // `takenOverFrom`: the owner whose expired lease this claim took over (a lease takeover).
         if (pass === 1) await ledger.event(history.length === 0 ? 'run.started' : 'run.resumed', { owner: this.owner, ...(takenOverFrom === null ? {} : { takenOverFrom }) });
-        const outcome = await this.traverse(ledger, control);
+        const outcome = await withContext(execution.context, () => this.traverse(ledger, control));
+        ended = typeof outcome === 'string' ? outcome : outcome.status;
         if (outcome === 'stopped') return await this.settleStop(ledger, control.reason!, entry);
         if (outcome !== 'blocked') return await this.finish(ledger, outcome);
         // Every branch is done or waits at a gate: park, unless a decision came in meanwhile.
@@ -236,6 +450,7 @@ export class RunEngine {
           await repos.runs.startTimeouts(parked, this.clock.now());
           await ledger.event('run.awaiting_approval', {});
           logger.info({ runId }, 'run awaiting approval');
+          ended = 'awaiting_approval';
           return;
         }
         const current = await repos.runs.get(runId);
@@ -244,9 +459,12 @@ export class RunEngine {
       }
     } catch (error) {
       if (control.reason) return await this.settleStop(ledger, control.reason, entry);
+      ended = 'error';
+      failure = error;
       await this.internalFailure(run, error);
     } finally {
       lease.stop();
+      endExecutionSpan(execution, ended, failure);
     }
   }
 
@@ -301,8 +519,14 @@ export class RunEngine {
     const effect = stopEffect(reason);
     switch (effect.kind) {
       case 'release':
-        await repos.runs.release(runId, this.owner, this.clock.now());
-        logger.info({ runId }, 'run released at shutdown; it continues on the next claim');
+        try {
+          await repos.runs.release(runId, this.owner, this.clock.now());
+          logger.info({ runId }, 'run released at shutdown; it continues on the next claim');
+        } catch (error) {
+          // close() tries once more after every execution let go.
+          this.unreleased.add(runId);
+          logger.error({ err: error, runId }, 'could not release the lease at shutdown; trying again before the engine closes');
+        }
         return;
       case 'abandon':
         logger.warn({ runId, reason }, 'run stopped');

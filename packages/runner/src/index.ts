@@ -4,7 +4,7 @@ export { backoffDelayMs } from './backoff.ts';
 export { systemClock, type Clock } from './clock.ts';
 export { LoopClock, type LoopStatus } from './loop-status.ts';
 export { definitionChecks } from './definition-checks.ts';
-export { RunEngine, type RunEngineOptions } from './engine.ts';
+export { DEFAULT_MAX_ACTIVE_RUNS, RunEngine, type RunEngineOptions } from './engine.ts';
 export { Interpreter, NodeFailedError, type InterpreterDeps } from './interpreter.ts';
 export {
   HmacTokenMinter,
@@ -24,4 +24,5 @@ export { requestDirective, type DirectiveDeps, type DirectiveRequest, type Direc
 export { ExecutionStopped, stopEffect, type StopReason } from './stop-reason.ts';
 export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';
+export { TRACER_NAME, TRACE_ATTRIBUTES, traceContextFromHeaders, type StoredTraceContext } from './tracing.ts';
 export { ADDRESS_PLACEHOLDER, DATA_DIR_PLACEHOLDER, publicErrorText, type PublicTextOptions } from './public-text.ts';

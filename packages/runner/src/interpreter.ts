@@ -43,7 +43,8 @@ import { runLoop } from './nodes/loop.ts';
 import { runParallel } from './nodes/parallel.ts';
 import { runRouter } from './nodes/router.ts';
 import { runStep } from './nodes/step.ts';
-import { StepRunner, type NodeResult } from './step-runner.ts';
+import { NodeFailedError, StepRunner, type NodeResult } from './step-runner.ts';
+import { inNodeSpan } from './tracing.ts';
 
 export { NodeFailedError } from './step-runner.ts';
 
@@ -142,7 +143,7 @@ export class Interpreter {
       this.deps.boundary?.throwIfAborted();
       if (this.targetReached) throw new TargetReached(); // a sibling branch reached the target: start nothing more
     }
-    const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await EXECUTORS[node.nodeType](this.context, node, scope);
+    const result = done ? { output: done.outputSnapshot ?? null, skipped: done.status === 'skipped' } : await this.execute(node, scope);
     setOwn(this.outputs, node.name, result.output);
     const target = this.deps.ledger.run.stopAfter;
     if (!done && target && target.nodeId === node.id && target.iterationPath === scope.iterationPath) {
@@ -151,6 +152,18 @@ export class Interpreter {
       throw new TargetReached();
     }
     return result;
+  }
+
+  /** Executes a node that is not settled, in its node span (tracing.ts). */
+  private execute(node: WorkflowNode, scope: Scope): Promise<NodeResult> {
+    const { ledger } = this.deps;
+    return inNodeSpan(
+      node,
+      scope.iterationPath,
+      () => ledger.existing(node.id, scope.iterationPath)?.id,
+      (error) => error instanceof NodeFailedError,
+      () => EXECUTORS[node.nodeType](this.context, node, scope),
+    );
   }
 
   private variables(scope: Scope, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -14,6 +14,7 @@ import type { RunLedger } from './ledger.ts';
 import { checkOutputSize, DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 import { isDocumentTooLarge } from '@switchyard/store';
 import type { DownstreamTokenMinter } from './downstream-token.ts';
+import { startAttemptSpan } from './tracing.ts';
 
 /** A node failed for good: the run fails with `Node '<name>' failed: <message>`. */
 export class NodeFailedError extends Error {
@@ -109,44 +110,55 @@ export class StepRunner {
       const tries = attempt - before;
       ledger.assertOwned();
       const served = servedBy(node);
-      // Aborts this attempt's call alone (when its start cannot be recorded).
-      const attemptAbort = new AbortController();
-      // Immutable from here on: the store, later steps and size checks share it instead of copying it.
-      const call = this.invokeWithFailover(keys, step, attempt, served, attemptAbort.signal).then(immutable);
-      // An answer within this turn of the event loop (a builtin, a cached result) is recorded with
-      // its start in one write; otherwise the start is recorded now, while the executor works.
-      const quick = await answeredWithinTurn(call);
-      if (quick?.answered) {
-        const recorded = await this.recordAnswered(step, quick.output, served);
-        if (recorded) return recorded;
-      }
-      let nodeRun: NodeRunRecord;
+      // The attempt's span (tracing.ts): active while the executor calls out, ended before a retry's backoff.
+      const span = startAttemptSpan(node.id, node.executorKey ?? 'a2aPool', attempt);
       try {
-        nodeRun = await this.startAttempt(step);
+        // Aborts this attempt's call alone (when its start cannot be recorded).
+        const attemptAbort = new AbortController();
+        // Immutable from here on: the store, later steps and size checks share it instead of copying it.
+        const call = span.run(() => this.invokeWithFailover(keys, step, attempt, served, attemptAbort.signal)).then(immutable);
+        // An answer within this turn of the event loop (a builtin, a cached result) is recorded with
+        // its start in one write; otherwise the start is recorded now, while the executor works.
+        const quick = await answeredWithinTurn(call);
+        if (quick?.answered) {
+          const recorded = await this.recordAnswered(step, quick.output, served);
+          if (recorded) return recorded;
+        }
+        let nodeRun: NodeRunRecord;
+        try {
+          nodeRun = await this.startAttempt(step);
+        } catch (error) {
+          // No call may go on unrecorded: recovery would run the step again beside it.
+          attemptAbort.abort(error);
+          await call.catch(() => undefined);
+          throw error;
+        }
+        let output: unknown;
+        try {
+          output = await call;
+        } catch (error) {
+          this.deps.signal.throwIfAborted();
+          const message = this.publicMessage(error);
+          if (!isRetryable(error) || tries > policy.maxRetries) return await this.giveUp(node, nodeRun, message, served);
+          span.failed(message);
+          await ledger.end(nodeRun, { status: 'failed', error: message, ...served });
+          span.end(nodeRun.id, served.executorKey);
+          // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
+          const backoffMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
+          const delayMs = Math.max(backoffMs, retryAfterOf(error) ?? 0);
+          await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
+          const boundary = this.deps.boundary ?? this.deps.signal;
+          await ledger.waitForRetry(node.id, iterationPath, delayMs, () => this.deps.clock.sleep(delayMs, boundary));
+          boundary.throwIfAborted();
+          continue;
+        }
+        return await this.finish(step, nodeRun, output, served);
       } catch (error) {
-        // No call may go on unrecorded: recovery would run the step again beside it.
-        attemptAbort.abort(error);
-        await call.catch(() => undefined);
+        if (error instanceof NodeFailedError) span.failed(error.reason);
         throw error;
+      } finally {
+        span.end(ledger.existing(node.id, iterationPath)?.id, served.executorKey);
       }
-      let output: unknown;
-      try {
-        output = await call;
-      } catch (error) {
-        this.deps.signal.throwIfAborted();
-        const message = this.publicMessage(error);
-        if (!isRetryable(error) || tries > policy.maxRetries) return this.giveUp(node, nodeRun, message, served);
-        await ledger.end(nodeRun, { status: 'failed', error: message, ...served });
-        // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
-        const backoffMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
-        const delayMs = Math.max(backoffMs, retryAfterOf(error) ?? 0);
-        await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
-        const boundary = this.deps.boundary ?? this.deps.signal;
-        await ledger.waitForRetry(node.id, iterationPath, delayMs, () => this.deps.clock.sleep(delayMs, boundary));
-        boundary.throwIfAborted();
-        continue;
-      }
-      return this.finish(step, nodeRun, output, served);
     }
   }
 

@@ -3,7 +3,7 @@
  * run then: one type, mapped to an effect in one place ({@link stopEffect}), for every way an
  * execution can be stopped (DESIGN.md "Ownership"; issue "Run control", Shape).
  *
- * Two strengths: a **pause** only stops new nodes from starting (executing ones finish and are
+ * Two strengths: a **pause** (and a **drain** at graceful shutdown) only stops new nodes from starting (executing ones finish and are
  * recorded: `boundary` signal); every other reason also aborts in-flight executor calls and retry
  * backoff waits at once (`signal`).
  */
@@ -14,6 +14,11 @@ import type { RunOutcome } from '@switchyard/store';
 export type StopReason =
   /** The process shuts down: the lease is released, another claim continues the run. */
   | { kind: 'shutdown' }
+  /**
+   * The process shuts down gracefully: no new node starts (executing ones finish within the
+   * shutdown grace, like a pause), then the lease is released as for `shutdown`.
+   */
+  | { kind: 'drain' }
   /** The lease passed (or may have passed) to another instance: stop writing, leave the run as is. */
   | { kind: 'lease_lost'; detail: string }
   /** The run (or its workflow) was deleted: nothing is left to write to. */
@@ -42,13 +47,14 @@ export class ExecutionStopped extends Error {
 
 /** True when the reason aborts in-flight work, not just the start of new nodes. */
 export function abortsInFlight(reason: StopReason): boolean {
-  return reason.kind !== 'pause';
+  return reason.kind !== 'pause' && reason.kind !== 'drain';
 }
 
 /** The one mapping from a stop reason to its effect on the run. */
 export function stopEffect(reason: StopReason): StopEffect {
   switch (reason.kind) {
     case 'shutdown':
+    case 'drain':
       return { kind: 'release' };
     case 'lease_lost':
     case 'deleted':

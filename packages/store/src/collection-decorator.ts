@@ -18,6 +18,7 @@ export const STORE_OPERATIONS = [
   'deleteOne',
   'deleteMany',
   'createIndex',
+  'dropIndex',
 ] as const;
 
 /** One operation of the port. */
@@ -43,6 +44,7 @@ export function decorateCollection<T extends Document>(inner: DocumentCollection
     deleteOne: (filter) => around('deleteOne', () => inner.deleteOne(filter)),
     deleteMany: (filter) => around('deleteMany', () => inner.deleteMany(filter)),
     createIndex: (keys, options) => around('createIndex', () => inner.createIndex(keys, options)),
+    dropIndex: (name) => around('dropIndex', () => inner.dropIndex(name)),
   };
 }
 

@@ -436,4 +436,28 @@ describe.each(contractBackends())('DocumentStore contract: $name', (backend) => 
       await items.insertOne({ _id: 3, email: 'x@y' });
     });
   });
+
+  describe('dropping indexes and TTL (retired indexes at start, repositories/indexes.ts)', () => {
+    it('drops an index, whose uniqueness no longer holds; false for an index that is not there', async () => {
+      const items = fresh();
+      await items.createIndex({ email: 1 }, { unique: true, name: 'email' });
+      await items.insertOne({ _id: 1, email: 'x@y' });
+      expect(await items.dropIndex('email')).toBe(true);
+      await items.insertOne({ _id: 2, email: 'x@y' });
+      expect(await items.find({ email: 'x@y' })).toHaveLength(2);
+      expect(await items.dropIndex('email')).toBe(false);
+      expect(await fresh().dropIndex('nothing')).toBe(false);
+    });
+
+    it('a TTL option is part of an index: the same name without it clashes, and replacing it takes a drop', async () => {
+      const keys = fresh();
+      await keys.insertOne({ _id: 1, expires_at: new Date('2999-01-01T00:00:00Z') });
+      await keys.createIndex({ expires_at: 1 }, { name: 'expires' });
+      expect(await rejection(keys.createIndex({ expires_at: 1 }, { name: 'expires', expireAfterSeconds: 0 }))).toMatchObject({ code: 85 });
+      expect(await keys.dropIndex('expires')).toBe(true);
+      expect(await keys.createIndex({ expires_at: 1 }, { name: 'expires_ttl', expireAfterSeconds: 0 })).toBe('expires_ttl');
+      expect(await keys.createIndex({ expires_at: 1 }, { name: 'expires_ttl', expireAfterSeconds: 0 })).toBe('expires_ttl');
+      expect(await keys.countDocuments({ expires_at: { $gt: new Date() } })).toBe(1);
+    });
+  });
 });

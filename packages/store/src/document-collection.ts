@@ -57,6 +57,12 @@ export interface IndexOptions {
   unique?: boolean;
   /** Only documents matching this filter are indexed (and checked for uniqueness). */
   partialFilterExpression?: Document;
+  /**
+   * TTL: MongoDB deletes a document this many seconds after the date in the index's single key
+   * field (0: at that date; its background task runs about once a minute). The embedded backend
+   * records the option but deletes nothing: callers that rely on expiry sweep as well.
+   */
+  expireAfterSeconds?: number;
 }
 
 /** One collection. Every method rejects with the backend's error; none retries. */
@@ -75,6 +81,8 @@ export interface DocumentCollection<T extends Document = Document> {
   deleteMany(filter: Filter<T>): Promise<DeleteResult>;
   /** Idempotent; returns the index name. `keys` maps field paths to 1 (asc) or -1 (desc). */
   createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string>;
+  /** Drops the index named `name`; resolves false when there is none (idempotent, for retiring indexes at start). */
+  dropIndex(name: string): Promise<boolean>;
 }
 
 /** A set of collections behind one backend. */

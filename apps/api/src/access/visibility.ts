@@ -1,7 +1,7 @@
 /**
  * What a caller may see in lists (issue #18 item 2): the workflows some role of which names one
- * of its principals or `*`. Lists filter in the store query (index `access_principals` on
- * definitions, `workflow_started` on runs), so `total` and pages count only what the caller may
+ * of its principals or `*`. Lists filter in the store query (index `access_created` on
+ * definitions, `workflow_recent` on runs), so `total` and pages count only what the caller may
  * see — never rows dropped from a page.
  */
 import { roleOf, type Role, type WorkflowAccess } from '@switchyard/domain';

@@ -41,6 +41,14 @@ export interface MetricsOptions {
   logger?: Logger;
   /** Collect prom-client's process defaults (default true). */
   processDefaults?: boolean;
+  /**
+   * The gauges read from the store (`runsQueued`, `pendingApprovals`) are read at most once per this
+   * many ms; scrapes in between, and concurrent scrapes, share that read (default 0: every scrape
+   * reads). `/metrics` may be public: this bounds the store load any number of scrapers makes.
+   */
+  storeReadIntervalMs?: number;
+  /** Milliseconds now, for {@link storeReadIntervalMs} (default `Date.now`; the service passes its clock). */
+  now?: () => number;
 }
 
 /** Buckets of HTTP request durations, seconds. */
@@ -73,11 +81,17 @@ export class Metrics {
 
   private sources: MetricsSources | null = null;
   private readonly logger: Logger | undefined;
+  private readonly storeReadIntervalMs: number;
+  private readonly now: () => number;
+  /** The last store read of each store-read gauge: when it began (ms) and its promise (shared by scrapes until stale). */
+  private readonly storeReads = new Map<string, { at: number; value: Promise<number> }>();
 
   constructor(options: MetricsOptions = {}) {
     this.scrapeToken = options.scrapeToken ?? null;
     this.workflows = new BoundedLabelValues(options.maxWorkflows ?? DEFAULT_METRICS_MAX_WORKFLOWS);
     this.logger = options.logger;
+    this.storeReadIntervalMs = Math.max(0, options.storeReadIntervalMs ?? 0);
+    this.now = options.now ?? Date.now;
     const registers = [this.registry];
     this.httpDuration = new Histogram({
       name: 'switchyard_http_request_duration_seconds',
@@ -134,11 +148,13 @@ export class Metrics {
       const metric: Gauge = new Gauge({ name, help, registers, collect: () => this.#read(name, read, (value) => metric.set(value)) });
     };
     gauge('switchyard_runs_executing', 'Runs this instance executes right now', (sources) => sources.runsExecuting());
-    gauge('switchyard_runs_queued', 'Runs waiting to be claimed (status pending), in the whole store', (sources) => sources.runsQueued());
+    gauge('switchyard_runs_queued', 'Runs waiting to be claimed (status pending), in the whole store', (sources) =>
+      this.#shared('switchyard_runs_queued', () => sources.runsQueued()),
+    );
     gauge(
       'switchyard_pending_approvals',
       'Undecided gates and human requests of runs that can still be decided, in the whole store (counted over the oldest 10,000 such runs)',
-      (sources) => sources.pendingApprovals(),
+      (sources) => this.#shared('switchyard_pending_approvals', () => sources.pendingApprovals()),
     );
     if (options.processDefaults !== false) collectDefaultMetrics({ register: this.registry });
   }
@@ -176,6 +192,17 @@ export class Metrics {
   /** The Content-Type of {@link render}'s text. */
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  /** `read()`, or the read of `name` begun less than {@link storeReadIntervalMs} ago (in flight or settled). A failed read is not kept. */
+  #shared(name: string, read: () => Promise<number>): Promise<number> {
+    const now = this.now();
+    const last = this.storeReads.get(name);
+    if (last !== undefined && now - last.at < this.storeReadIntervalMs) return last.value;
+    const value = read();
+    this.storeReads.set(name, { at: now, value });
+    value.catch(() => this.storeReads.delete(name));
+    return value;
   }
 
   async #read(name: string, read: (sources: MetricsSources) => number | Promise<number>, set: (value: number) => void): Promise<void> {

@@ -6,7 +6,7 @@
  * `/metrics` is outside `/api/`, so it needs no scope and no API credential. It is public unless
  * `SWITCHYARD_METRICS_TOKEN` is set; then it requires `Authorization: Bearer <token>` (compared in
  * constant time) and answers 401 `authentication_required` otherwise. It is not in the OpenAPI
- * document (not part of the JSON API), like `/healthz`.
+ * document (not part of the JSON API).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';

@@ -4,7 +4,7 @@
  */
 import Type from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { deleteEndedRun } from '@switchyard/runner';
+import { deleteEndedRun, traceContextFromHeaders } from '@switchyard/runner';
 import {
   ChildRunResponse,
   ConflictError,
@@ -68,7 +68,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
           'Queues a run of an enabled workflow and returns at once (202); poll the run detail to follow it. With an `Idempotency-Key` ' +
           'header (1-255 printable ASCII characters) the run starts at most once per workflow and key for 24 h: a repeat with the same ' +
           'body returns the original run (202, same runId); a repeat with another body is a 409. With `dryRun: true` nothing starts: ' +
-          '200 `{ valid, problems }` after the checks a trigger makes (enabled, definition still valid, input, dependencies).',
+          '200 `{ valid, problems }` after the checks a trigger makes (enabled, definition still valid, input, dependencies). With tracing on, a ' +
+          'valid W3C `traceparent` (and `tracestate`) header joins the run to the caller\'s trace; an invalid one is ignored.',
         params: WorkflowParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
         body: TriggerRunBody,
@@ -85,9 +86,11 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
       if (request.body.dryRun === true) return reply.status(200).send(await dryRunTrigger(services, workflowId, request.body));
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const identity = triggeringIdentity(request.identity);
+      // A W3C `traceparent` (+ `tracestate`) joins the run to the caller's trace; an invalid one is ignored (tracing off: always).
+      const trace = traceContextFromHeaders(request.headers);
       const { run } = key
-        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId))
-        : { run: await triggerRun(services, workflowId, request.body, identity) };
+        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId, trace))
+        : { run: await triggerRun(services, workflowId, request.body, identity, undefined, trace) };
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,

@@ -28,6 +28,9 @@ import { Readiness } from './readiness.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { runEventMetrics } from '../metrics/run-event-metrics.ts';
 
+/** How often scrapes may read the store-backed gauges, ms (see `MetricsOptions.storeReadIntervalMs`). */
+const METRICS_STORE_READ_INTERVAL_MS = 1_000;
+
 /** Runs the pending-approvals gauge reads at most per scrape (see `WorkflowRuns.countUndecidedRequirements`). */
 const PENDING_APPROVALS_MAX_RUNS = 10_000;
 
@@ -55,7 +58,12 @@ export interface AppServices {
   metrics?: Metrics;
 }
 
-/** Everything the process owns, with one `close()` that releases it in order. */
+/**
+ * Everything the process owns, with one `close()` that releases it in order: the sweepers stop,
+ * the engine shuts down gracefully (`config.shutdownGraceMs`, see `RunEngine.close`), then the
+ * executors and the store close. Every step runs even when an earlier one fails; `close()` then
+ * rejects with the first failure.
+ */
 export interface OpenServices extends AppServices {
   /** Who may call the API (`config.auth`): hand it to `buildApp`. */
   authenticator: Authenticator;
@@ -111,12 +119,30 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
   const store = options.store ?? (await openStore({ mongodbUri: config.mongodbUri, dataDir: config.dataDir, logger, compactionMinBytes: config.compactJournalBytes }));
   const opened: Array<() => Promise<void>> = [() => store.close()];
   let closing: Promise<void> | undefined;
-  // In the reverse order of opening; once.
+  // In the reverse order of opening; once. Every step runs even when one before it fails or
+  // rejects (a failing sweeper stop must not keep the engine from releasing its leases); the
+  // failures are logged and the first is thrown at the end.
   const closeAll = (): Promise<void> =>
     (closing ??= (async () => {
-      for (const close of [...opened].reverse()) await close();
+      const failures: unknown[] = [];
+      for (const close of [...opened].reverse()) {
+        try {
+          await close();
+        } catch (error) {
+          failures.push(error);
+          logger.error({ err: error }, 'a component failed to close');
+        }
+      }
+      if (failures.length > 0) throw failures[0];
     })());
-  const metrics = new Metrics({ maxWorkflows: config.metricsMaxWorkflows, scrapeToken: config.metricsToken, logger });
+  // Scrapes read the store-backed gauges at most once a second, however many scrapers there are.
+  const metrics = new Metrics({
+    maxWorkflows: config.metricsMaxWorkflows,
+    scrapeToken: config.metricsToken,
+    logger,
+    storeReadIntervalMs: METRICS_STORE_READ_INTERVAL_MS,
+    now: () => clock.now().getTime(),
+  });
   try {
     // Repositories and sweepers see the store through the timing decorator (store operation latency).
     const repos = await openRepositories(timedStore(store, metrics.observeStore));
@@ -142,6 +168,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       leaseMs: config.leaseMs,
       recoveryIntervalMs: config.recoveryIntervalMs,
       parallelLimit: config.parallelLimit,
+      maxActiveRuns: config.maxActiveRuns,
+      shutdownGraceMs: config.shutdownGraceMs,
       maxOutputBytes: config.maxOutputBytes,
       downstreamTokens,
       // Node-run errors name no path of DATA_DIR and no network address (docs/operations/security.md).

@@ -24,6 +24,7 @@ import {
   type WorkflowRecord,
 } from '@switchyard/domain';
 import { newId } from '@switchyard/store';
+import type { StoredTraceContext } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import type { AppServices } from './index.ts';
 import { WORKFLOW_DISABLED_MESSAGE, requireRun, requireWorkflow } from './workflow-service.ts';
@@ -57,6 +58,8 @@ export interface NewRunPlan {
   timeoutSeconds?: number;
   /** A node rerun's target: the run ends right after it. */
   stopAfter?: { nodeId: string; iterationPath: string };
+  /** The trigger request's W3C trace context (runner tracing.ts `traceContextFromHeaders`): the run's executions join its trace. */
+  traceContext?: StoredTraceContext | null;
 }
 
 /** How long recovery leaves a new run alone while its reused node runs are copied in, ms (a crash meanwhile: it runs after this, re-executing what was not copied). */
@@ -94,6 +97,8 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       timeoutSeconds: plan.timeoutSeconds ?? null,
       stopAfter: plan.stopAfter ?? null,
       recoverAfter: preparing ? new Date(now.getTime() + PREPARATION_GRACE_MS) : null,
+      traceParent: plan.traceContext?.traceParent ?? null,
+      traceState: plan.traceContext?.traceState ?? null,
     },
     now,
     runId,
@@ -140,9 +145,16 @@ function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
  * 400 when disabled, when `resolvedDependencies` come without `parentRunId`, or when a dependency
  * does not fit (missing or foreign source node run, node id mismatch, source not completed);
  * 404 when the workflow or the parent run does not exist. `runId` is the id to give the run, when
- * reserved by the caller.
+ * reserved by the caller. `traceContext`: the trigger request's W3C trace context, if any.
  */
-export async function triggerRun(services: AppServices, id: string, body: TriggerRunBody, identity: TriggeringIdentity, runId?: string): Promise<RunRecord> {
+export async function triggerRun(
+  services: AppServices,
+  id: string,
+  body: TriggerRunBody,
+  identity: TriggeringIdentity,
+  runId?: string,
+  traceContext?: StoredTraceContext | null,
+): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
   const { parentRunId, resolvedDependencies, reused } = await checkDependencies(services, id, body);
@@ -158,6 +170,7 @@ export async function triggerRun(services: AppServices, id: string, body: Trigge
     runId,
     parallelLimit: body.parallelLimit,
     timeoutSeconds: body.timeoutSeconds,
+    traceContext,
   });
 }
 

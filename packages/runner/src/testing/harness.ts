@@ -98,7 +98,7 @@ export interface Harness {
     workflowId: string,
     input?: Record<string, unknown>,
     identity?: { userId: string; username: string; scopes: string[] },
-    options?: { timeoutSeconds?: number; now?: Date },
+    options?: { timeoutSeconds?: number; now?: Date; traceParent?: string },
   ): Promise<RunRecord>;
   /**
    * Decides the undecided gate `stepId` of a run as the approve endpoint does (validation, CAS)
@@ -171,6 +171,7 @@ export async function openHarness(engineOptions: Partial<RunEngineOptions> = {},
         triggeringUsername: identity?.username ?? null,
         triggeringScopes: identity?.scopes ?? [],
         timeoutSeconds: options.timeoutSeconds ?? null,
+        traceParent: options.traceParent ?? null,
       },
       options.now ?? clock.now(),
     );

@@ -35,6 +35,11 @@ export class CollectionIndexes {
     this.#collection = collection;
   }
 
+  /** True when an index named `name` is installed. */
+  has(name: string): boolean {
+    return this.#definitions.has(name);
+  }
+
   /** The installed definitions, in creation order. */
   definitions(): IterableIterator<IndexDefinition> {
     return this.#definitions.values();
@@ -77,6 +82,23 @@ export class CollectionIndexes {
     if (prepared.unique) this.#unique.push(prepared.unique);
     if (prepared.equality) this.#equality.set(prepared.equality.path, prepared.equality);
     this.#indexedFields = indexedFieldsOf(this.#definitions.values());
+  }
+
+  /**
+   * Removes the index `name` (its equality index too, unless another index starts with the same
+   * field); returns what was removed, which {@link install} puts back (a failed drop undone), or
+   * undefined when there is no such index.
+   */
+  drop(name: string): PreparedIndex | undefined {
+    const definition = this.#definitions.get(name);
+    if (!definition) return undefined;
+    const unique = this.#unique.find((index) => index.definition === definition);
+    const [firstField] = Object.keys(definition.keys) as [string];
+    const shared = [...this.#definitions.values()].some((other) => other !== definition && Object.keys(other.keys)[0] === firstField);
+    const equality = shared ? undefined : this.#equality.get(firstField);
+    const dropped: PreparedIndex = { definition, unique, equality };
+    this.uninstall(dropped);
+    return dropped;
   }
 
   /** Removes an index {@link install}ed last (a failed write undone, see group-commit.ts). */

@@ -21,7 +21,7 @@ import type {
 } from '../document-collection.ts';
 import { requireId } from '../require-id.ts';
 import { canonicalKey } from './canonical-key.ts';
-import { CollectionIndexes } from './collection-indexes.ts';
+import { CollectionIndexes, type PreparedIndex } from './collection-indexes.ts';
 import { assertDocumentSize, cloneStored, copyDocument, documentBytes, fieldBytes, isNormalized, normalizeDocument } from './copy.ts';
 import { DuplicateKeyError } from './errors.ts';
 import { indexDefinition, type IndexDefinition } from './index-definition.ts';
@@ -55,6 +55,24 @@ export interface CommitLog {
   settle<T>(operation: () => T): Promise<T>;
 }
 
+/** One query an {@link QueryAudit} sees: what the planner check needs (see index-coverage.ts). */
+export interface AuditedQuery {
+  readonly collection: string;
+  readonly operation: 'findOne' | 'find' | 'countDocuments' | 'findOneAndUpdate' | 'updateOne' | 'updateMany' | 'deleteOne' | 'deleteMany';
+  readonly filter: Filter<Document>;
+  readonly sort?: FindOptions['sort'];
+  /** At most this many documents: `find`'s limit, 1 for the single-document operations. */
+  readonly limit?: number;
+  /** The collection's indexes when the query ran (`_id` aside). */
+  readonly indexes: readonly IndexDefinition[];
+}
+
+/**
+ * Sees every query of the store before it runs (tests only: see `EmbeddedStoreOptions.queryAudit`);
+ * a throw fails the query.
+ */
+export type QueryAudit = (query: AuditedQuery) => void;
+
 /** A `DocumentCollection` held in memory (see the module comment); obtained from the embedded store. */
 export class EmbeddedCollection implements DocumentCollection {
   readonly collectionName: string;
@@ -63,15 +81,18 @@ export class EmbeddedCollection implements DocumentCollection {
   readonly #indexes: CollectionIndexes;
   /** Bytes of BSON of live documents, by canonical key, as far as known (see {@link #bytesOf}). */
   readonly #sizes = new Map<string, number>();
+  /** The store's query audit; undefined (the default) costs one check per query. */
+  readonly #audit: QueryAudit | undefined;
 
   /**
    * A collection named `name` writing through `log`, holding `documents` (canonical `_id` key →
    * BSON-normalized document, taken over) and the `indexes` built over them. Throws a
-   * DuplicateKeyError or IndexConflictError when they are inconsistent.
+   * DuplicateKeyError or IndexConflictError when they are inconsistent. `audit` sees every query.
    */
-  constructor(name: string, log: CommitLog, documents = new Map<string, Document>(), indexes: Iterable<IndexDefinition> = []) {
+  constructor(name: string, log: CommitLog, documents = new Map<string, Document>(), indexes: Iterable<IndexDefinition> = [], audit?: QueryAudit) {
     this.collectionName = name;
     this.#log = log;
+    this.#audit = audit;
     this.#documents = documents;
     this.#indexes = new CollectionIndexes(name);
     for (const definition of indexes) {
@@ -102,17 +123,22 @@ export class EmbeddedCollection implements DocumentCollection {
 
   findOne(filter: Filter<Document>, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<Document | null> {
     return this.#log.settle(() => {
+      if (this.#audit) this.#audited('findOne', filter, options.sort, 1);
       const [doc] = this.#select(filter, { ...options, limit: 1 });
       return doc ? cloneStored(doc) : null;
     });
   }
 
   find(filter: Filter<Document>, options: FindOptions = {}): Promise<Document[]> {
-    return this.#log.settle(() => this.#select(filter, options).map(cloneStored));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('find', filter, options.sort, options.limit);
+      return this.#select(filter, options).map(cloneStored);
+    });
   }
 
   countDocuments(filter: Filter<Document>): Promise<number> {
     return this.#log.settle(() => {
+      if (this.#audit) this.#audited('countDocuments', filter);
       const matches = compileFilter(filter);
       let count = 0;
       for (const doc of this.#candidates(filter)) if (matches(doc)) count += 1;
@@ -121,23 +147,38 @@ export class EmbeddedCollection implements DocumentCollection {
   }
 
   findOneAndUpdate(filter: Filter<Document>, update: UpdateFilter<Document>, options: FindOneAndUpdateOptions = {}): Promise<Document | null> {
-    return this.#log.settle(() => this.#findOneAndUpdate(filter, update, options));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('findOneAndUpdate', filter, options.sort, 1);
+      return this.#findOneAndUpdate(filter, update, options);
+    });
   }
 
   updateOne(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#log.settle(() => this.#updateMatches(filter, update, options, 1));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('updateOne', filter, undefined, 1);
+      return this.#updateMatches(filter, update, options, 1);
+    });
   }
 
   updateMany(filter: Filter<Document>, update: UpdateFilter<Document>, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.#log.settle(() => this.#updateMatches(filter, update, options, 0));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('updateMany', filter);
+      return this.#updateMatches(filter, update, options, 0);
+    });
   }
 
   deleteOne(filter: Filter<Document>): Promise<DeleteResult> {
-    return this.#log.settle(() => ({ deletedCount: this.#deleteMatches(filter, 1) }));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('deleteOne', filter, undefined, 1);
+      return { deletedCount: this.#deleteMatches(filter, 1) };
+    });
   }
 
   deleteMany(filter: Filter<Document>): Promise<DeleteResult> {
-    return this.#log.settle(() => ({ deletedCount: this.#deleteMatches(filter, 0) }));
+    return this.#log.settle(() => {
+      if (this.#audit) this.#audited('deleteMany', filter);
+      return { deletedCount: this.#deleteMatches(filter, 0) };
+    });
   }
 
   createIndex(keys: Record<string, 1 | -1>, options?: IndexOptions): Promise<string> {
@@ -153,6 +194,28 @@ export class EmbeddedCollection implements DocumentCollection {
       }
       return definition.name;
     });
+  }
+
+  dropIndex(name: string): Promise<boolean> {
+    return this.#log.settle(() => {
+      if (!this.#indexes.has(name)) return false;
+      let dropped: PreparedIndex | undefined;
+      this.#log.commit(
+        { op: 'dropIndex', collection: this.collectionName, name },
+        () => {
+          dropped = this.#indexes.drop(name);
+        },
+        () => {
+          if (dropped) this.#indexes.install(dropped);
+        },
+      );
+      return true;
+    });
+  }
+
+  /** Shows the query to the audit (set). */
+  #audited(operation: AuditedQuery['operation'], filter: Filter<Document>, sort?: FindOptions['sort'], limit?: number): void {
+    this.#audit!({ collection: this.collectionName, operation, filter, sort, limit, indexes: [...this.#indexes.definitions()] });
   }
 
   #findOneAndUpdate(filter: Filter<Document>, update: UpdateFilter<Document>, options: FindOneAndUpdateOptions): Document | null {

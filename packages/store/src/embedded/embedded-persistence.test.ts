@@ -43,6 +43,16 @@ async function close(store: DocumentStore): Promise<void> {
 
 const journal = () => join(dataDir, 'journal.jsonl');
 
+/** The error `promise` rejects with (fails when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
 describe('embedded store persistence', () => {
   it('sees every write after close and reopen, with types and unique indexes intact', async () => {
     const first = await open();
@@ -134,6 +144,27 @@ describe('embedded store persistence', () => {
     expect((refused as Error).message).toContain(`${journal()}:2: unreadable entry at byte offset ${offset} (`);
     expect((refused as Error).message).toContain(`Run \`npm run store:repair -- ${dataDir}\``);
     expect(existsSync(join(dataDir, LOCK_NAME))).toBe(false);
+  });
+
+  it('a dropped index stays dropped across reopen and compaction; a TTL option is kept', async () => {
+    const first = await open();
+    const items = first.collection<TestDoc>('items');
+    await items.createIndex({ email: 1 }, { unique: true, name: 'email' });
+    await items.createIndex({ expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 60 });
+    await items.insertOne({ _id: 1, email: 'x@y' });
+    expect(await items.dropIndex('email')).toBe(true);
+    await close(first);
+
+    const second = await open();
+    await second.collection<TestDoc>('items').insertOne({ _id: 2, email: 'x@y' });
+    expect(await second.collection('items').createIndex({ expires_at: 1 }, { name: 'ttl', expireAfterSeconds: 60 })).toBe('ttl');
+    await second.compact();
+    await close(second);
+
+    const third = await open();
+    expect(await third.collection('items').countDocuments({ email: 'x@y' })).toBe(2);
+    expect(await third.collection('items').dropIndex('email')).toBe(false);
+    expect(await rejection(third.collection('items').createIndex({ expires_at: 1 }, { name: 'ttl' }))).toMatchObject({ code: 85 });
   });
 
   it('compacts the journal into a snapshot, keeping data and indexes across reopen', async () => {

@@ -8,7 +8,7 @@ import type { Document, DocumentCollection, DocumentStore } from '../document-co
 import { canonicalKey } from './canonical-key.ts';
 import type { DataDirLockTimings } from './data-dir-lock.ts';
 import { DataDir } from './data-dir.ts';
-import { EmbeddedCollection, type CommitLog } from './embedded-collection.ts';
+import { EmbeddedCollection, type CommitLog, type QueryAudit } from './embedded-collection.ts';
 import { GroupCommit } from './group-commit.ts';
 import type { IndexDefinition } from './index-definition.ts';
 import { applyPatch, type JournalEntry } from './journal-entry.ts';
@@ -40,6 +40,12 @@ export interface EmbeddedStoreOptions {
   onWarning?: WarningSink;
   /** File operations of the journal; default node:fs. For tests that inject write failures. */
   journalFileSystem?: JournalFileSystem;
+  /**
+   * Sees every query (filter, sort, limit, the collection's indexes) before it runs; a throw fails
+   * the query. For tests: `index-coverage.test.ts` checks with it that a declared index serves
+   * each repository query. Default none (no cost).
+   */
+  queryAudit?: QueryAudit;
 }
 
 const DEFAULT_COMPACTION_MIN_ENTRIES = 10_000;
@@ -68,7 +74,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     minBytes: options.compactionMinBytes ?? DEFAULT_COMPACTION_MIN_BYTES,
   };
   const warn = options.onWarning ?? processWarning;
-  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), thresholds, warn);
+  if (options.dataDir === null) return new EmbeddedStore(null, new Map(), thresholds, warn, options.queryAudit);
   const loaded = new Map<string, LoadedCollection>();
   const dataDir = await DataDir.open(options.dataDir, (entry) => replay(loaded, entry), {
     lock: options.lock,
@@ -76,7 +82,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     warn,
   });
   try {
-    return new EmbeddedStore(dataDir, loaded, thresholds, warn);
+    return new EmbeddedStore(dataDir, loaded, thresholds, warn, options.queryAudit);
   } catch (error) {
     await dataDir.close();
     throw new Error(`embedded store in ${options.dataDir} holds inconsistent data: ${(error as Error).message}`, { cause: error });
@@ -112,6 +118,9 @@ function replay(loaded: Map<string, LoadedCollection>, entry: JournalEntry): voi
     case 'index':
       collection.indexes.set(entry.index.name, entry.index);
       break;
+    case 'dropIndex':
+      collection.indexes.delete(entry.name);
+      break;
   }
 }
 
@@ -121,6 +130,7 @@ class EmbeddedStore implements DocumentStore {
   readonly #collections = new Map<string, EmbeddedCollection>();
   readonly #thresholds: CompactionThresholds;
   readonly #warn: WarningSink;
+  readonly #audit: QueryAudit | undefined;
   /** The journal's group commit; undefined in memory (changes are applied at once, nothing to wait for). */
   readonly #group: GroupCommit | undefined;
   /** Journal entries before which no compaction is attempted again (raised after a failure). */
@@ -129,15 +139,16 @@ class EmbeddedStore implements DocumentStore {
   #compactionBytesFloor: number;
   #closed = false;
 
-  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, thresholds: CompactionThresholds, warn: WarningSink) {
+  constructor(dataDir: DataDir | null, loaded: ReadonlyMap<string, LoadedCollection>, thresholds: CompactionThresholds, warn: WarningSink, audit?: QueryAudit) {
     this.#dataDir = dataDir;
+    this.#audit = audit;
     this.#warn = warn;
     this.#thresholds = thresholds;
     this.#compactionFloor = thresholds.minEntries;
     this.#compactionBytesFloor = thresholds.minBytes;
     this.#group = dataDir ? new GroupCommit((lines, count) => dataDir.appendLines(lines, count), () => this.#compactIfDue()) : undefined;
     for (const [name, { documents, indexes }] of loaded) {
-      this.#collections.set(name, new EmbeddedCollection(name, this.#log, documents, indexes.values()));
+      this.#collections.set(name, new EmbeddedCollection(name, this.#log, documents, indexes.values(), audit));
     }
   }
 
@@ -147,7 +158,7 @@ class EmbeddedStore implements DocumentStore {
     }
     let collection = this.#collections.get(name);
     if (!collection) {
-      collection = new EmbeddedCollection(name, this.#log);
+      collection = new EmbeddedCollection(name, this.#log, undefined, undefined, this.#audit);
       this.#collections.set(name, collection);
     }
     return collection as unknown as DocumentCollection<T>;

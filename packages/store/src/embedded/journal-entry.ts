@@ -1,10 +1,11 @@
 /**
  * The entries of the embedded store's journal and snapshot files, and their one-line encoding.
  *
- * A line is JSON `{"op":"put"|"patch"|"delete"|"index","coll":"<collection>","bson":"<base64>"}`
+ * A line is JSON `{"op":"put"|"patch"|"delete"|"index"|"dropIndex","coll":"<collection>","bson":"<base64>"}`
  * where `bson` holds, as BSON, the full new document (`put`), `{ _id, set, unset }` (`patch`: the
  * top-level fields an update changed, with their new values, and those it removed), `{ _id }`
- * (`delete`) or the index definition (`index`). Versions before `patch` existed cannot read a
+ * (`delete`), the index definition (`index`) or `{ name }` (`dropIndex`). Versions before
+ * `dropIndex` existed cannot read a journal holding one (compaction leaves none). Versions before `patch` existed cannot read a
  * journal holding one (compaction rewrites the journal as `put`s). BSON rather than Extended JSON because EJSON would read user data such
  * as `{ "$date": ... }` or `{ "$ref": ..., "$id": ... }` back as typed values; BSON is exact.
  */
@@ -35,7 +36,8 @@ export type JournalEntry =
       readonly bytes?: Uint8Array;
     }
   | { readonly op: 'delete'; readonly collection: string; readonly id: unknown }
-  | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition };
+  | { readonly op: 'index'; readonly collection: string; readonly index: IndexDefinition }
+  | { readonly op: 'dropIndex'; readonly collection: string; readonly name: string };
 
 /** The line (without its newline) of `entry`. Throws as `encodeDocument`. */
 export function encodeEntry(entry: JournalEntry): string {
@@ -68,9 +70,12 @@ export function decodeEntry(line: string): JournalEntry {
       if (payload._id === undefined) throw new Error('delete entry lacks the _id');
       return { op, collection, id: payload._id };
     case 'index': {
-      const { keys, name, unique, partialFilterExpression } = payload;
-      return { op, collection, index: indexDefinition(keys, { name, unique, partialFilterExpression }) };
+      const { keys, name, unique, partialFilterExpression, expireAfterSeconds } = payload;
+      return { op, collection, index: indexDefinition(keys, { name, unique, partialFilterExpression, expireAfterSeconds }) };
     }
+    case 'dropIndex':
+      if (typeof payload.name !== 'string') throw new Error('dropIndex entry lacks the index name');
+      return { op, collection, name: payload.name };
     default:
       throw new Error(`unknown entry op ${JSON.stringify(op)}`);
   }
@@ -126,6 +131,8 @@ function payloadOf(entry: JournalEntry): Document {
       return { _id: entry.id };
     case 'index':
       return entry.index;
+    case 'dropIndex':
+      return { name: entry.name };
   }
 }
 

@@ -73,6 +73,18 @@ export class MongoCollection<T extends Document> implements DocumentCollection<T
   async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<string> {
     return this.#collection.createIndex(keys, definedOnly(options));
   }
+
+  async dropIndex(name: string): Promise<boolean> {
+    try {
+      await this.#collection.dropIndex(name);
+      return true;
+    } catch (error) {
+      // 27 IndexNotFound; 26 NamespaceNotFound (no collection yet, so no index either).
+      const code = (error as { code?: unknown }).code;
+      if (code === 27 || code === 26) return false;
+      throw error;
+    }
+  }
 }
 
 function updateResult({ matchedCount, modifiedCount, upsertedId }: { matchedCount: number; modifiedCount: number; upsertedId: unknown }): UpdateResult {

@@ -20,13 +20,14 @@ function failingWith(error: Error): DocumentCollection {
     deleteOne: fail,
     deleteMany: fail,
     createIndex: fail,
+    dropIndex: fail,
   };
 }
 
 describe('the MongoDB backend during an outage or failover', () => {
   it('reports a dropped connection as store unavailable, with the operation, a retry hint and the cause', async () => {
     const cause = new MongoNetworkError('connection 3 to 10.0.0.5:27017 closed');
-    const error = await decorateCollection(failingWith(cause), translateTransientErrors).updateOne({ _id: 'r1' }, { $set: { a: 1 } }).catch((e: unknown) => e);
+    const error = await decorateCollection(failingWith(cause), translateTransientErrors).updateOne({ status: 'running' }, { $set: { a: 1 } }).catch((e: unknown) => e);
     expect(isStoreUnavailable(error)).toBe(true);
     expect(error).toMatchObject({ retryAfterMs: 5_000, cause });
     expect((error as Error).message).toMatch(/^MongoDB is unavailable \(updateOne failed: connection 3 .* closed\); retry shortly$/);

@@ -3,13 +3,14 @@ import type { DocumentStore } from '../document-collection.ts';
 import { openEmbeddedStore } from '../embedded/embedded-store.ts';
 import { newId } from './documents.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
+import { ensureIndexes } from './indexes.ts';
 
 let store: DocumentStore;
 let keys: IdempotencyKeys;
 beforeEach(async () => {
   store = await openEmbeddedStore({ dataDir: null });
   keys = new IdempotencyKeys(store);
-  await keys.ensureIndexes();
+  await ensureIndexes(store);
 });
 afterEach(async () => {
   await store.close();

@@ -28,11 +28,6 @@ export class IdempotencyKeys {
     this.collection = store.collection(IDEMPOTENCY_KEYS);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ expires_at: 1 }, { name: 'expires' });
-  }
-
   /**
    * Records `key` of `workflowId` for `runId` (a run about to be created) and `bodyHash`, valid
    * for `ttlMs`. Wins when the key is new or expired (taken over with a compare-and-set), or when

@@ -3,6 +3,7 @@
  */
 import type { DocumentStore } from '../document-collection.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
+import { ensureIndexes } from './indexes.ts';
 import { NodeRuns } from './node-runs.ts';
 import { RunEvents } from './run-events.ts';
 import { WorkflowAudit } from './workflow-audit.ts';
@@ -16,6 +17,7 @@ export { WorkflowAudit, WORKFLOW_AUDIT, type NewAuditEntry } from './workflow-au
 export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
 export { WorkflowRuns, type ClaimedRun, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
 export { escapeRegex, newId } from './documents.ts';
+export { DECLARED_INDEXES, RETIRED_INDEXES, ensureIndexes, type DeclaredIndex } from './indexes.ts';
 
 /** All repositories of one store. */
 export interface Repositories {
@@ -28,7 +30,7 @@ export interface Repositories {
   audit: WorkflowAudit;
 }
 
-/** Builds the repositories and creates their indexes (idempotent; call at start). */
+/** Builds the repositories and creates their indexes (`ensureIndexes`, indexes.ts: idempotent; call at start). */
 export async function openRepositories(store: DocumentStore): Promise<Repositories> {
   const repositories: Repositories = {
     definitions: new WorkflowDefinitions(store),
@@ -38,6 +40,6 @@ export async function openRepositories(store: DocumentStore): Promise<Repositori
     idempotencyKeys: new IdempotencyKeys(store),
     audit: new WorkflowAudit(store),
   };
-  for (const repository of Object.values(repositories)) await repository.ensureIndexes();
+  await ensureIndexes(store);
   return repositories;
 }

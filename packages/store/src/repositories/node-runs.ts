@@ -63,12 +63,6 @@ export class NodeRuns {
     this.collection = store.collection(NODE_RUNS);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ workflow_run_id: 1, node_id: 1, iteration_path: 1 }, { unique: true, name: 'run_node_iteration' });
-    await this.collection.createIndex({ workflow_definition_id: 1 }, { name: 'workflow' });
-  }
-
   /** Every node run of a run, by start time (ties by creation order). */
   async listByRun(runId: string): Promise<NodeRunRecord[]> {
     const docs = await this.collection.find({ workflow_run_id: oid(runId) }, { sort: { started_at: 1, _id: 1 } });

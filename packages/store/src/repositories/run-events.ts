@@ -49,12 +49,6 @@ export class RunEvents {
     this.collection = store.collection(RUN_EVENTS);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ run_id: 1, seq: 1 }, { unique: true, name: 'run_seq' });
-    await this.collection.createIndex({ workflow_definition_id: 1 }, { name: 'workflow' });
-  }
-
   /**
    * Appends one event with the next sequence number and returns that number. `expectedSeq` is the
    * caller's guess (its last seq + 1); without it, or when taken, the last stored seq + 1 is used.

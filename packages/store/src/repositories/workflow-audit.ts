@@ -25,11 +25,6 @@ export class WorkflowAudit {
     this.collection = store.collection(WORKFLOW_AUDIT);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ workflow_id: 1, created_at: -1, _id: -1 }, { name: 'workflow_created' });
-  }
-
   /** Appends one entry; returns it with its new id. Throws store errors (the caller decides what a lost entry means). */
   async append<T extends AuditEventType>(entry: NewAuditEntry<T>): Promise<AuditEntryOf<T>> {
     const id = newId();

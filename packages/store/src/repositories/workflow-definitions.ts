@@ -3,7 +3,7 @@
  * DuplicateEntryError (409 `duplicate_entry`). `tags` is a list of strings (multikey index
  * `tags`); a document stored before tags existed has none and reads as []. `access` (issue #18)
  * is stored with `access_principals`, the union of its principals (multikey index
- * `access_principals`): a list for a caller keeps the documents naming one of its principals or
+ * `access_created`): a list for a caller keeps the documents naming one of its principals or
  * `*`, in the query itself, so that `total` and pages count only what the caller may see.
  */
 import { DuplicateEntryError, EVERYONE, accessPrincipals, immutable, type WorkflowAccess, type WorkflowRecord } from '@switchyard/domain';
@@ -32,7 +32,7 @@ function accessFields(access: WorkflowAccess): Document {
   return { access: { ...access }, access_principals: accessPrincipals(access) };
 }
 
-/** The filter of the definitions visible to `principals`: some role names one of them or `*` (index `access_principals`). */
+/** The filter of the definitions visible to `principals`: some role names one of them or `*` (index `access_created`). */
 export function visibleToFilter(principals: readonly string[]): Document {
   return { access_principals: { $in: [...principals, EVERYONE] } };
 }
@@ -43,20 +43,13 @@ export class WorkflowDefinitions {
     this.collection = store.collection(WORKFLOW_DEFINITIONS);
   }
 
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ name: 1 }, { unique: true, name: 'name_unique' });
-    await this.collection.createIndex({ created_at: -1 }, { name: 'created_at' });
-    await this.collection.createIndex({ tags: 1 }, { name: 'tags' });
-    await this.collection.createIndex({ access_principals: 1, created_at: -1 }, { name: 'access_principals' });
-  }
-
   /**
    * Gives `access` to every definition stored without one (before issue #18): one update at
    * start-up. Returns how many were changed.
    */
   async applyDefaultAccess(access: WorkflowAccess): Promise<number> {
-    const { modifiedCount } = await this.collection.updateMany({ access: { $exists: false } }, { $set: accessFields(access) });
+    // `access_principals` is written with `access`, always: the same documents, found by index `access_created`.
+    const { modifiedCount } = await this.collection.updateMany({ access_principals: { $exists: false } }, { $set: accessFields(access) });
     return modifiedCount;
   }
 

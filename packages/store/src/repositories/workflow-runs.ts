@@ -6,6 +6,7 @@
 import {
   CLAIMABLE_RUN_STATUSES,
   DECIDABLE_RUN_STATUSES,
+  RUN_STATUSES,
   RUN_TRANSITIONS,
   RUN_VIEW_FIELDS,
   TERMINAL_RUN_STATUSES,
@@ -56,6 +57,9 @@ export type NewRun = Pick<
   stopAfter?: { nodeId: string; iterationPath: string } | null;
   /** Recovery leaves the new run alone until then (while its creator prepares it); default none. */
   recoverAfter?: Date | null;
+  /** The trigger's W3C trace context (validated by the caller); default none. */
+  traceParent?: string | null;
+  traceState?: string | null;
 };
 
 /** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
@@ -86,7 +90,7 @@ export interface RunListFilter {
   workflowIds?: readonly string[];
 }
 
-/** `query` narrowed to runs of `workflowIds` when given (index `workflow_started`), on top of a `workflowId` equality when both are given. */
+/** `query` narrowed to runs of `workflowIds` when given (index `workflow_recent`), on top of a `workflowId` equality when both are given. */
 function inWorkflows(query: Document, workflowIds: readonly string[] | undefined): Document {
   if (workflowIds === undefined) return query;
   const among = { $in: workflowIds.map(oid) };
@@ -109,17 +113,6 @@ export class WorkflowRuns {
   private readonly collection: DocumentCollection;
   constructor(store: DocumentStore) {
     this.collection = store.collection(WORKFLOW_RUNS);
-  }
-
-  /** Creates the indexes this repository relies on. Idempotent. */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ workflow_definition_id: 1, started_at: -1 }, { name: 'workflow_started' });
-    await this.collection.createIndex({ status: 1, lease_expires_at: 1 }, { name: 'status_lease' });
-    await this.collection.createIndex({ parent_run_id: 1, started_at: -1 }, { name: 'parent_started' });
-    await this.collection.createIndex({ 'pending_requirements.timeout_at': 1 }, { name: 'requirement_timeouts' });
-    await this.collection.createIndex({ status: 1, finished_at: 1 }, { name: 'status_finished' });
-    await this.collection.createIndex({ started_at: -1, _id: -1 }, { name: 'started' });
-    await this.collection.createIndex({ deadline_at: 1 }, { name: 'deadline' });
   }
 
   /** Inserts a `pending` run with no owner (with `id` when the caller prepared data under it first). */
@@ -146,6 +139,8 @@ export class WorkflowRuns {
       internalFailures: 0,
       claimsSinceProgress: 0,
       recoverAfter: fields.recoverAfter ?? null,
+      traceParent: fields.traceParent ?? null,
+      traceState: fields.traceState ?? null,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
@@ -307,6 +302,18 @@ export class WorkflowRuns {
    */
   async markProgress(runId: string, owner: string): Promise<boolean> {
     const result = await this.collection.updateOne({ _id: oid(runId), lease_owner: owner }, { $set: { claims_since_progress: 0, recover_after: null } });
+    return result.matchedCount === 1;
+  }
+
+  /**
+   * Stores the trace context later executions of the run continue (see `RunRecord.traceParent`),
+   * unless the run has one already or `owner` no longer holds it. Resolves true when stored.
+   */
+  async setTraceContext(runId: string, owner: string, traceParent: string, traceState: string | null): Promise<boolean> {
+    const result = await this.collection.updateOne(
+      { _id: oid(runId), lease_owner: owner, trace_parent: null },
+      { $set: { trace_parent: traceParent, trace_state: traceState } },
+    );
     return result.matchedCount === 1;
   }
 
@@ -530,7 +537,8 @@ export class WorkflowRuns {
   /** Runs not ended whose deadline passed, without a cancel or timeout pending yet, oldest deadline first, at most `limit`. */
   async listOverdue(now: Date, limit: number): Promise<RunRecord[]> {
     const docs = await this.collection.find(
-      { deadline_at: { $lte: now }, status: { $nin: [...TERMINAL_RUN_STATUSES] }, pending_directive: { $nin: ['cancel', 'timeout'] } },
+      // The live statuses as points (not `$nin` of the ended ones): index `overdue` then yields deadline order.
+      { deadline_at: { $lte: now }, status: { $in: LIVE }, pending_directive: { $nin: ['cancel', 'timeout'] } },
       { sort: { deadline_at: 1, _id: 1 }, limit, projection: { definition_snapshot: 0, initial_input: 0, final_output: 0, pending_requirements: 0 } },
     );
     return docs.map(toRecord);
@@ -552,12 +560,13 @@ export class WorkflowRuns {
   /**
    * Ids of runs that need an owner: pending or running with no live lease (crashed owners,
    * restarts), or parked with an unconsumed decision, and not backing off (`recover_after` in the
-   * future). Oldest first, at most `limit`.
+   * future). In trigger order (`created_at`, then id: the order in which an instance at its
+   * active-run cap claims waiting runs), at most `limit`.
    */
   async listClaimable(now: Date, limit: number): Promise<string[]> {
     const docs = await this.collection.find(
       { $and: [CLAIMABLE, noLiveLease(now), { $or: [{ recover_after: null }, { recover_after: { $lte: now } }] }] },
-      { sort: { started_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
+      { sort: { created_at: 1, _id: 1 }, limit, projection: { _id: 1 } },
     );
     return docs.map(hexId);
   }
@@ -570,7 +579,7 @@ export class WorkflowRuns {
 
   /**
    * How many runs of each workflow of `workflowIds` have not ended (pending, running, paused,
-   * awaiting approval), by workflow id: one count per workflow (index `workflow_started`), so
+   * awaiting approval), by workflow id: one count per workflow (index `workflow_status_recent`), so
    * nothing is read into memory however many runs are queued.
    */
   async countUnfinishedByWorkflow(workflowIds: readonly string[]): Promise<Map<string, number>> {
@@ -581,7 +590,7 @@ export class WorkflowRuns {
     return new Map(ids.map((id, i) => [id, counts[i]!]));
   }
 
-  /** How many runs have status `status` (one count, index `status_lease`; the metrics' queued-runs gauge counts `pending`). */
+  /** How many runs have status `status` (one count, index `status_recent`; the metrics' queued-runs gauge counts `pending`). */
   async countByStatus(status: RunRecord['status']): Promise<number> {
     return this.collection.countDocuments({ status });
   }
@@ -667,6 +676,9 @@ function runGate(doc: Document, pick: (gates: Document[]) => Document | undefine
 
 /** Statuses in which a requirement may be decided (a run may run on while one gate waits). */
 const DECIDABLE = [...DECIDABLE_RUN_STATUSES];
+
+/** Statuses of runs that have not ended. */
+const LIVE = RUN_STATUSES.filter((status) => !TERMINAL_RUN_STATUSES.includes(status));
 
 /**
  * The `$set` that ends a run: terminal status, output or error, no lease, no directive, and every

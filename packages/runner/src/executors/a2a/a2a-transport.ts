@@ -14,6 +14,7 @@ import { agentCardFetch } from '../shared/answer-limit.ts';
 import { errorMessage } from '../shared/error-message.ts';
 import { bodyExcerpt } from '../shared/body-excerpt.ts';
 import { lowerCaseKeys } from '../shared/headers.ts';
+import { traceHeaders } from '../shared/trace-headers.ts';
 import { SharedAgent, USER_AGENT } from '../shared/http-agent.ts';
 import { TargetRefusedError, isRedirect, redirectRefusal, targetRefusalOf, type TargetPolicy } from '../shared/target-policy.ts';
 import { ExecutorError } from '../types.ts';
@@ -121,6 +122,8 @@ export function agentFetch(agent: SharedAgent, headers: Readonly<Record<string, 
     // The entry's headers and the downstream token are for the agent the entry names: another
     // origin (one of its allowedOrigins) does not get them.
     const merged: Record<string, string> = policy === undefined || policy.isEntryOrigin(target) ? { ...headers } : {};
+    // The active attempt's W3C trace context (nothing when tracing is off); the SDK's own headers still win.
+    Object.assign(merged, traceHeaders());
     new Headers(init?.headers).forEach((value, name) => (merged[name] = value));
     const dispatcher = await agent.get();
     const { fetch: undiciFetch } = await import('undici');

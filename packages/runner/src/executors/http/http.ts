@@ -7,7 +7,8 @@
  *   substituted values and URL credentials and query values are secrets (see `redact.ts`).
  * - Request: the step's evaluated `config` as the JSON body (`content-type: application/json`),
  *   plus the entry's headers (which may override `accept` and `content-type`), plus the call's
- *   downstream token as `Authorization: Bearer` unless the entry sets `Authorization` itself.
+ *   downstream token as `Authorization: Bearer` unless the entry sets `Authorization` itself, plus
+ *   the attempt's W3C `traceparent`/`tracestate` when tracing is on (`trace-headers.ts`).
  * - Output snapshot: a JSON response's value (`application/json` or `*+json`), else `{ status,
  *   contentType, text, truncated }` with at most {@link MAX_TEXT_BYTES} of the body as UTF-8 text.
  * - Answer size: a JSON body is read with a byte counter and reading stops once it passed
@@ -46,6 +47,7 @@ import type { ExecutorLogger } from '../shared/logger.ts';
 import { Redactor, redactedInvoke, redactingLogger } from '../shared/redact.ts';
 import { isRedirect, redirectRefusal } from '../shared/target-policy.ts';
 import { TokenFields, tokenBinding, type TokenBinding } from '../shared/token-binding.ts';
+import { traceHeaders } from '../shared/trace-headers.ts';
 import { ExecutorError } from '../types.ts';
 import type { Executor, ExecutorCall } from '../types.ts';
 
@@ -141,7 +143,7 @@ export function createHttpExecutor(
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: { ...headers, ...downstreamAuthorization(call.downstreamToken, headers) },
+        headers: { ...headers, ...traceHeaders(), ...downstreamAuthorization(call.downstreamToken, headers) },
         body: JSON.stringify(call.arguments),
         signal: call.signal,
       });

@@ -3,7 +3,8 @@
  * stdio, or Streamable HTTP. A child's stderr goes to the logger (debug), never to our stdout, and
  * its last lines are kept for error messages; both with the server's secrets redacted. Over HTTP,
  * every request carries the downstream token of the call that sends it (`callScope`) as
- * `Authorization: Bearer`, unless the server's configured headers set `Authorization`.
+ * `Authorization: Bearer`, unless the server's configured headers set `Authorization`, and each POST
+ * the calling attempt's W3C `traceparent` when tracing is on (`trace-headers.ts`).
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,6 +15,7 @@ import { callScope, downstreamAuthorization } from '../../downstream-token.ts';
 import { answerReadLimit, answerScope, boundedFetch } from '../shared/answer-limit.ts';
 import type { ExecutorLogger } from '../shared/logger.ts';
 import type { Redactor } from '../shared/redact.ts';
+import { traceHeaders } from '../shared/trace-headers.ts';
 import type { McpServerTarget } from './mcp-servers.ts';
 
 /**
@@ -63,8 +65,10 @@ export function createServerTransport(server: string, target: McpServerTarget, l
     const fetchWithToken = (url: string | URL, init?: RequestInit): Promise<Response> => {
       // Never on GET: the SDK opens its long-lived event stream (and reconnects it) from within the
       // first connect, whose scope would otherwise lend one call's token to the connection for good.
-      const token = (init?.method ?? 'GET').toUpperCase() === 'GET' ? undefined : callScope.getStore();
-      const extra = downstreamAuthorization(token, target.headers);
+      const post = (init?.method ?? 'GET').toUpperCase() !== 'GET';
+      const token = post ? callScope.getStore() : undefined;
+      // The calling attempt's W3C trace context (tracing.ts), likewise per request and never on GET.
+      const extra = { ...(post ? traceHeaders() : {}), ...downstreamAuthorization(token, target.headers) };
       if (Object.keys(extra).length === 0) return fetch(url, init);
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
