@@ -6,7 +6,7 @@
  *
  * `npm run bench:yaml [-- --kib 256]`
  */
-import { parseYamlText } from '../apps/api/src/plugins/yaml-body.ts';
+import { parseYamlDefinition } from '@switchyard/domain/yaml-definition';
 
 const kibArg = process.argv.indexOf('--kib');
 const BYTES = (kibArg > 0 ? Number(process.argv[kibArg + 1]) : 1024) * 1024 - 64;
@@ -47,8 +47,8 @@ function time(run: () => unknown): number {
 console.log(`| Shape (${Math.round(BYTES / 1024)} KiB of YAML) | YAML ms | JSON ms (same value) |`);
 console.log('| --- | ---: | ---: |');
 for (const [name, text] of Object.entries(SHAPES)) {
-  const yamlMs = time(() => parseYamlText(text, LIMIT));
-  const json = JSON.stringify(parseYamlText(text, LIMIT));
+  const yamlMs = time(() => parseYamlDefinition(text, LIMIT));
+  const json = JSON.stringify(parseYamlDefinition(text, LIMIT));
   const jsonMs = time(() => JSON.parse(json));
   console.log(`| ${name} | ${yamlMs.toFixed(0)} | ${jsonMs.toFixed(1)} |`);
 }

@@ -22,6 +22,7 @@ import { validateDefinition } from '../services/validation-service.ts';
 import { WorkflowParams } from './params.ts';
 import { callerActor, creatorPrincipal, isAdmin, principalsOf } from '../auth/identity.ts';
 import { YAML_MEDIA_TYPES, installYamlParser } from '../plugins/yaml-body.ts';
+import type { YamlParsePoolOptions } from '../plugins/yaml-parse-pool.ts';
 import { ANSWER_MEDIA_TYPES, sendNegotiated } from '../plugins/yaml-reply.ts';
 
 const tags = ['workflows'];
@@ -35,7 +36,7 @@ const YAML_BODY_NOTE =
   'document, YAML 1.2 core schema, same limits and errors as JSON; a YAML error is a 400 naming its line and column ' +
   '(docs/guide/yaml.md).';
 
-const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
+const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; yamlParser?: YamlParsePoolOptions }> = async (app, { services, yamlParser }) => {
   app.get(
     '',
     {
@@ -81,7 +82,7 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
   );
 
   // The routes that take a definition, in a scope of their own: only they parse YAML bodies.
-  await app.register(definitionRoutes, { services });
+  await app.register(definitionRoutes, { services, yamlParser });
 
   app.delete(
     '/:workflow_id',
@@ -117,8 +118,8 @@ const workflowRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
 };
 
 /** Create, validate and update: the routes whose body is a definition, JSON or YAML. */
-const definitionRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
-  installYamlParser(app);
+const definitionRoutes: FastifyPluginAsyncTypebox<{ services: AppServices; yamlParser?: YamlParsePoolOptions }> = async (app, { services, yamlParser }) => {
+  installYamlParser(app, yamlParser);
 
   app.post(
     '',
