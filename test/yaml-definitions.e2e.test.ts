@@ -5,6 +5,7 @@
  * (aliases, tags, duplicate keys, several documents, deep nesting) are clear 4xx answers.
  */
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseYamlDefinition } from '@switchyard/domain/yaml-definition';
@@ -238,6 +239,79 @@ describe('malformed and hostile YAML', () => {
     const plain = await sendYaml('POST', wf(), '<name>x</name>', 'application/xml');
     expect(plain.status).toBe(415);
     expect(plain.body.detail.message).toBe('Unsupported Content-Type: request bodies must be one of application/json, application/yaml, application/x-yaml, text/yaml');
+  });
+});
+
+describe('parsing off the event loop (parser threads)', () => {
+  /** A top-level flow sequence of about `kib` KiB: seconds of parsing per MiB, then refused at once by schema validation (not an object). */
+  const slowBody = (kib: number) => `[${'1, '.repeat(Math.floor((kib * 1024) / 3))}1]\n`;
+
+  /** The longest event-loop stall of this process (the service runs in it), ms, while `run` runs. */
+  async function longestStallMs(run: () => Promise<unknown>): Promise<number> {
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    histogram.enable();
+    try {
+      await run();
+    } finally {
+      histogram.disable();
+    }
+    return histogram.max / 1e6;
+  }
+
+  it('a large YAML body does not stall the service: the longest stall is a fraction of parsing on the event loop', async () => {
+    const inline = await startService({ edge: { yamlParser: { threads: 0 } } });
+    const threaded = await startService({ edge: { yamlParser: { threads: 1 } } });
+    try {
+      const body = slowBody(256);
+      const stalls: Record<string, number> = {};
+      for (const [name, service] of [['threaded', threaded], ['inline', inline], ['threaded again', threaded]] as const) {
+        stalls[name] = await longestStallMs(async () => {
+          const response = await service.api.request('POST', wf('/validate'), undefined, { raw: body, contentType: 'application/yaml' });
+          expect(response.status).toBe(400);
+          expect(response.body.detail.message).toBe('Invalid request: body must be object');
+        });
+      }
+      console.log(`longest event-loop stall during one 256 KiB YAML body: ${JSON.stringify(stalls)} (ms)`);
+      // The first threaded body also starts the thread; the second is the steady state.
+      expect(stalls['inline']).toBeGreaterThan(300);
+      expect(stalls['threaded again']).toBeLessThan(stalls['inline']! / 4);
+    } finally {
+      await Promise.all([inline.close(), threaded.close()]);
+    }
+  });
+
+  it('bodies beyond the threads and the queue are refused with 503 too_busy and Retry-After; the others are parsed', async () => {
+    const busy = await startService({ edge: { yamlParser: { threads: 1, queue: 1 } } });
+    try {
+      const body = slowBody(256);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => busy.api.request('POST', wf('/validate'), undefined, { raw: body, contentType: 'application/yaml' })));
+      const refused = answers.filter((answer) => answer.status === 503);
+      expect(refused.length).toBeGreaterThanOrEqual(1);
+      expect(answers.length - refused.length).toBeGreaterThanOrEqual(2);
+      for (const answer of refused) {
+        expect(answer.headers.get('retry-after')).toBe('1');
+        expect(answer.body.detail).toEqual({ error: 'too_busy', message: expect.stringMatching(/^The service cannot parse another YAML body now \(.*\); retry in a moment, or send JSON$/) });
+      }
+      for (const answer of answers.filter((a) => a.status !== 503)) expect(answer.body.detail.message).toBe('Invalid request: body must be object');
+      // A JSON body is never queued behind YAML.
+      expect((await busy.api.post(wf('/validate'), { name: 'x', canvas: CANVAS, nodes: [echoStep('A')] })).status).toBe(200);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('a body whose parse runs out of time is a 413 saying so', async () => {
+    const hurried = await startService({ edge: { yamlParser: { timeoutMs: 50 } } });
+    try {
+      const response = await hurried.api.request('POST', wf('/validate'), undefined, { raw: slowBody(1000), contentType: 'application/yaml' });
+      expect(response.status).toBe(413);
+      expect(response.body.detail).toEqual({
+        error: 'request_too_large',
+        message: 'The YAML body took longer than 50 ms to parse; send a smaller or simpler document (or JSON)',
+      });
+    } finally {
+      await hurried.close();
+    }
   });
 });
 
