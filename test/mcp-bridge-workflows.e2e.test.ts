@@ -391,14 +391,8 @@ describe('definitions as YAML text (`yaml` instead of `definition`)', () => {
 
   it('malformed YAML gets the shared parser\'s message (the one the API answers) naming line and column', async () => {
     const text = 'name: x\nnodes: []\nname: again\n';
-    const expected = (() => {
-      try {
-        parseYamlDefinition(text);
-      } catch (error) {
-        return (error as Error).message;
-      }
-    })();
-    expect(expected).toBe("YAML line 3, column 1: the key 'name' appears twice in one mapping");
+    const expected = "YAML line 3, column 1: the key 'name' appears twice in one mapping";
+    expect(() => parseYamlDefinition(text)).toThrow(expected);
     const viaBridge = await bridge.call('validate_workflow', { yaml: text });
     expect(viaBridge.error).toMatchObject({ code: 'INVALID_INPUT', message: expected, details: { fields: ['yaml'] } });
   });

@@ -38,20 +38,14 @@ describe('YamlParsePool', () => {
   it('gives the shared parser\'s value and messages, through a thread and on the event loop alike', async () => {
     const text = 'name: x\nnodes:\n  - &a {name: A, nodeType: step}\n  - *a\n';
     const bad = 'a: 1\na: 2\n';
-    const expected = (() => {
-      try {
-        parseYamlDefinition(bad);
-      } catch (error) {
-        return (error as YamlDefinitionError).message;
-      }
-    })();
+    const expected = "YAML line 2, column 1: the key 'a' appears twice in one mapping";
+    expect(() => parseYamlDefinition(bad)).toThrow(new YamlDefinitionError('invalid', expected));
     for (const threads of [1, 0]) {
       const p = pool({ threads });
       expect(await p.parse(text, LIMIT)).toStrictEqual(parseYamlDefinition(text));
       const refused = await rejection(p.parse(bad, LIMIT));
       expect(refused).toBeInstanceOf(InvalidRequestError);
       expect(refused.message).toBe(expected);
-      expect(refused.message).toMatch(/^YAML line 2, column 1: the key 'a' appears twice/);
       const expanded = await rejection(p.parse(`a: &a "${'x'.repeat(800)}"\nb: [*a, *a]\n`, 1_000));
       expect(expanded).toBeInstanceOf(YamlBodyTooLargeError);
       expect(expanded).toMatchObject({ statusCode: 413, message: expect.stringMatching(/larger than 2000 bytes as JSON/) });

@@ -57,7 +57,8 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
   503:
     'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +
-    '`service_unavailable` (the service is shutting down; retry on another instance or later)',
+    '`service_unavailable` (the service is shutting down; retry on another instance or later), or `too_busy` (the workflow create, update ' +
+    'and validate routes: every YAML parser thread busy and the queue full; retry after the Retry-After header, seconds, or send JSON)',
 };
 
 /** Statuses every documented route can answer. */
@@ -85,7 +86,7 @@ function errorResponse(status: number): Record<string, unknown> {
   const description = ERROR_DESCRIPTIONS[status];
   if (description) response.description = description;
   if (status === 503) {
-    response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable: seconds to wait before retrying' } };
+    response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable or too_busy: seconds to wait before retrying' } };
   }
   if (status === 429) response.headers = RATE_LIMIT_HEADERS;
   return response;

@@ -25,8 +25,12 @@ import parseYamlTask, { type YamlParseOutcome, type YamlParseTask } from './yaml
 export const DEFAULT_YAML_THREADS = 1;
 /** Bodies that may wait for a thread by default, beyond those being parsed. */
 export const DEFAULT_YAML_QUEUE = 4;
-/** Longest one parse may run, and one body may wait for a thread, by default (ms). */
-export const DEFAULT_YAML_PARSE_TIMEOUT_MS = 5_000;
+/**
+ * Longest one parse may run, and one body may wait for a thread, by default (ms). The slowest
+ * 1 MiB bodies the body guard lets through take 2.5–3.5 s alone and about 5 s in a thread on a
+ * busy two-core machine (bench:yaml), so 10 s refuses only what is pathological.
+ */
+export const DEFAULT_YAML_PARSE_TIMEOUT_MS = 10_000;
 /** A thread idle this long ends (ms); the next body starts one again. */
 const IDLE_THREAD_MS = 60_000;
 /** Retry-After of a `too_busy` answer (s). */
