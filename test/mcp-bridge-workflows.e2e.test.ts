@@ -4,7 +4,9 @@
  * (orchestrator-mcp-tools.md: run_workflow, list_workflows, create_workflow, cancel_workflow) with
  * its "partial" rule. Every result is validated against the tool's listed outputSchema by `call`.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseYamlDefinition } from '@switchyard/domain/yaml-definition';
 import { errorMessageOf, outcomeOf } from '../apps/mcp-bridge/src/tools/orchestrator/outcome.ts';
 import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
@@ -60,7 +62,7 @@ describe('annotations from tools/list', () => {
     for (const [name, kind] of Object.entries(kinds)) {
       expect(tools.get(name)?.annotations, name).toMatchObject({ ...HINTS[kind], title: tools.get(name).title });
     }
-    expect(Object.keys(tools.get('create_workflow').inputSchema.properties)).toEqual(['definition', 'overwrite', 'enable']);
+    expect(Object.keys(tools.get('create_workflow').inputSchema.properties)).toEqual(['definition', 'yaml', 'overwrite', 'enable']);
     expect(tools.get('delete_workflow').inputSchema.properties.confirm).toMatchObject({ const: true });
   });
 
@@ -77,7 +79,7 @@ describe('annotations from tools/list', () => {
     expect(Object.keys(tools.get('run_workflow').outputSchema.properties.data.properties.step_results.items.properties)).toEqual(['step_name', 'status', 'output', 'duration']);
     expect(params('list_workflows')).toEqual(['category', 'include_running']);
     expect(data('list_workflows')).toEqual(['workflows', 'running_count']);
-    expect(params('create_workflow')).toEqual(['name', 'definition', 'overwrite']);
+    expect(params('create_workflow')).toEqual(['name', 'definition', 'yaml', 'overwrite']);
     expect(data('create_workflow')).toEqual(['status', 'workflow_path']);
     expect(params('cancel_workflow')).toEqual(['workflow_id', 'reason']);
     expect(data('cancel_workflow')).toEqual(['status', 'steps_completed', 'message']);
@@ -112,7 +114,7 @@ describe('semantic create_workflow', () => {
     expect((await svc.api.get(`${wf()}?query=${encodeURIComponent(name)}`)).body.workflows).toEqual([]);
 
     const missing = await bridge.call('create_workflow', {});
-    expect(missing.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition'] } });
+    expect(missing.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition', 'yaml'] } });
     const badType = await bridge.call('create_workflow', { definition: { name, nodes: [{ name: 'x', nodeType: 'teleport' }] } });
     expect(badType.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition.nodes.0.nodeType'] } });
     const noName = await bridge.call('create_workflow', { definition: { nodes: [] } });
@@ -195,7 +197,7 @@ describe('orchestrator create_workflow', () => {
     const mismatch = await orchestrator.call('create_workflow', { name: 'one', definition: { name: 'other', nodes: [] } });
     expect(mismatch.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition.name'] } });
     expect((await orchestrator.call('create_workflow', { definition: { nodes: [] } })).error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['name'] } });
-    expect((await orchestrator.call('create_workflow', { name: 'x' })).error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition'] } });
+    expect((await orchestrator.call('create_workflow', { name: 'x' })).error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition', 'yaml'] } });
   });
 });
 
@@ -342,5 +344,56 @@ describe('orchestrator cancel_workflow', () => {
     const { run } = await svc.runWorkflow({ ...echoDefinition(uniqueName('orch-done')), canvas: CANVAS });
     const finished = await orchestrator.call('cancel_workflow', { workflow_id: run.id });
     expect(finished.error).toMatchObject({ code: 'CONFLICT', details: { currentStatus: 'completed' } });
+  });
+});
+
+describe('definitions as YAML text (`yaml` instead of `definition`)', () => {
+  const exampleYaml = (name: string) => readFileSync(new URL(`../examples/workflows/${name}.yaml`, import.meta.url), 'utf8');
+  const yamlOf = (name: string, nodes = '  - {name: A, nodeType: step, executorKey: echo}\n') => `name: ${name}\nnodes:\n${nodes}`;
+
+  it('semantic create_workflow and validate_workflow take YAML; the stored definition is the JSON twin\'s', async () => {
+    const valid = await bridge.call('validate_workflow', { yaml: exampleYaml('tree-shaped') });
+    expect(valid).toMatchObject({ ok: true, data: { valid: true, problems: [] } });
+    const created = await bridge.call('create_workflow', { yaml: exampleYaml('multi-step-router'), overwrite: true });
+    expect(created).toMatchObject({ ok: true, data: { name: 'Multi-Step Router', status: expect.stringMatching(/created|updated/) } });
+    const stored = (await svc.api.get(wf(`/${created.data.workflowId}`))).body;
+    const json = JSON.parse(readFileSync(new URL('../examples/workflows/multi-step-router.json', import.meta.url), 'utf8'));
+    expect(stored).toMatchObject({ description: json.description, canvas: json.canvas });
+    expect(stored.nodes.map((node: any) => node.name)).toEqual(json.nodes.map((node: any) => node.name));
+
+    // Overwrite by the name the YAML holds; the canvas is defaulted as for `definition`.
+    const name = uniqueName('wf-yaml');
+    const first = await bridge.call('create_workflow', { yaml: yamlOf(name) });
+    expect(first.data).toMatchObject({ name, version: 1, status: 'created' });
+    const second = await bridge.call('create_workflow', { yaml: yamlOf(name, '  - {name: A, nodeType: step, executorKey: echo}\n  - {name: B, nodeType: step, executorKey: echo}\n'), overwrite: true });
+    expect(second.data).toMatchObject({ workflowId: first.data.workflowId, version: 2, status: 'updated' });
+    expect((await svc.api.get(wf(`/${first.data.workflowId}`))).body).toMatchObject({ canvas: CANVAS, nodes: [{ name: 'A' }, { name: 'B' }] });
+  });
+
+  it('the orchestrator create_workflow takes YAML too', async () => {
+    const name = uniqueName('orch-yaml');
+    const created = await orchestrator.call('create_workflow', { name, yaml: 'nodes:\n  - {name: A, nodeType: step, executorKey: echo}\ntags: [build]\n' });
+    expect(created).toMatchObject({ ok: true, data: { status: 'created' } });
+    expect((await svc.api.get(wf(`/${idOfPath(created.data.workflow_path)}`))).body).toMatchObject({ name, enabled: true, tags: ['build'] });
+    const malformed = await orchestrator.call('create_workflow', { name, yaml: 'nodes: [\n' });
+    expect(malformed.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['yaml'] } });
+    expect(malformed.error!.message).toMatch(/^YAML line \d+, column \d+: /);
+  });
+
+  it('both, neither, a wrong shape or too much text are INVALID_INPUT naming the argument', async () => {
+    const both = await bridge.call('create_workflow', { definition: echoDefinition(uniqueName('both')), yaml: yamlOf('x') });
+    expect(both.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['definition', 'yaml'] } });
+    const shape = await bridge.call('create_workflow', { yaml: 'name: x\nnodes: A then B\n' });
+    expect(shape.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['yaml.nodes'] } });
+    const huge = await bridge.call('create_workflow', { yaml: `name: x\ndescription: ${'x'.repeat(1024 * 1024)}\nnodes: []\n` });
+    expect(huge.error).toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['yaml'] } });
+  });
+
+  it('malformed YAML gets the shared parser\'s message (the one the API answers) naming line and column', async () => {
+    const text = 'name: x\nnodes: []\nname: again\n';
+    const expected = "YAML line 3, column 1: the key 'name' appears twice in one mapping";
+    expect(() => parseYamlDefinition(text)).toThrow(expected);
+    const viaBridge = await bridge.call('validate_workflow', { yaml: text });
+    expect(viaBridge.error).toMatchObject({ code: 'INVALID_INPUT', message: expected, details: { fields: ['yaml'] } });
   });
 });

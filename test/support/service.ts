@@ -67,8 +67,8 @@ export interface WaitOptions {
 export interface StartOptions {
   /** Period of the HITL timeout sweeper, milliseconds (default 50). */
   sweepIntervalMs?: number;
-  /** The edge: CORS origins, rate limits, authentication, connection bounds (default as buildApp). */
-  edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits' | 'authenticator' | 'edge'>;
+  /** The edge: CORS origins, rate limits, authentication, connection bounds, YAML parser threads (default as buildApp). */
+  edge?: Pick<BuildAppOptions, 'corsOrigins' | 'rateLimits' | 'authenticator' | 'edge' | 'yamlParser'>;
   /**
    * Trusted-proxy mode without other authentication: the `x-switchyard-*` headers say who calls.
    * The test client then stands in for the proxy: it sends {@link PROXY_HEADERS} with every request.

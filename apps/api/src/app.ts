@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { MAX_BODY_BYTES } from '@switchyard/domain';
 import errorHandler from './plugins/error-handler.ts';
 import httpErrors, { SERVER_ERROR_OPTIONS } from './plugins/http-errors.ts';
 import { installJsonParser } from './plugins/json-body.ts';
@@ -20,6 +21,7 @@ import access from './access/plugin.ts';
 import requestOrigin from './plugins/request-origin.ts';
 import edgeLimits, { edgeServerOptions } from './plugins/edge-limits.ts';
 import metricsPlugin from './plugins/metrics.ts';
+import type { YamlParsePoolOptions } from './plugins/yaml-parse-pool.ts';
 import { Authenticator, NO_AUTH } from './auth/authenticator.ts';
 import { DEFAULT_EDGE, type EdgeConfig } from './config.ts';
 import approvalRoutes from './routes/approvals.ts';
@@ -67,6 +69,8 @@ export interface BuildAppOptions {
    * "Security"); each field defaults to {@link DEFAULT_EDGE}.
    */
   edge?: Partial<EdgeConfig>;
+  /** Bounds of the YAML body parser's threads (plugins/yaml-parse-pool.ts); each field has its default there. */
+  yamlParser?: YamlParsePoolOptions;
 }
 
 /** Who a rate limit counts a request for: its authenticated user, else its client address. */
@@ -87,7 +91,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const app = Fastify({
     // At most one line per request at `info` (plugins/request-log.ts).
     ...(options.logger ? { loggerInstance: options.logger, logController: new OneLinePerRequest() } : { logger: false }),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
     // HTTP parser, router-level and shutdown errors get the common error body too.
     ...SERVER_ERROR_OPTIONS,
@@ -118,7 +122,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(access, { repos: options.services.repos });
   await app.register(rateLimits, { keyOf: callerKey, ...(options.rateLimits ?? { triggers: 0, approvals: 0 }) });
   await app.register(swagger, { ui: options.docs !== false });
-  await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services });
+  await app.register(workflowRoutes, { prefix: API_PREFIX, services: options.services, yamlParser: options.yamlParser });
   await app.register(accessRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(runRoutes, { prefix: API_PREFIX, services: options.services });
   await app.register(directiveRoutes, { prefix: API_PREFIX, services: options.services });

@@ -33,6 +33,7 @@ import {
   DEFAULT_MAX_STORED_REQUIREMENTS,
   MAX_HUMAN_REQUEST_RUN_BUDGET_BYTES,
 } from '@switchyard/domain';
+import { DEFAULT_YAML_QUEUE, DEFAULT_YAML_THREADS } from './plugins/yaml-parse-pool.ts';
 import { DEFAULT_MAX_ACTIVE_RUNS, DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_CONCURRENT_CALLS_PER_ORIGIN, DEFAULT_MAX_OUTPUT_BYTES } from '@switchyard/runner';
 import { DEFAULT_COMPACTION_MIN_BYTES } from '@switchyard/store';
 import { AUTH_MODES } from './auth/authenticator.ts';
@@ -360,6 +361,16 @@ export const CONFIG_SCHEMA = Type.Object({
     minimum: 1,
     maximum: 100_000_000,
     description: 'most step executions a definition may imply: the sum over its steps of the product of the `maxIterations` of the loops around each; more is a 400',
+  }),
+  SWITCHYARD_YAML_PARSER_THREADS: Type.Integer({
+    group: 'Definition limits',
+    default: DEFAULT_YAML_THREADS,
+    minimum: 0,
+    maximum: 16,
+    description:
+      'worker threads that parse YAML definition bodies (started with the first one), so a large body does not stall other requests; ' +
+      `when all are busy, ${DEFAULT_YAML_QUEUE} more bodies wait and further ones get 503 \`too_busy\`. \`0\` parses on the event loop (for comparison only: ` +
+      'a 1 MiB body then stalls every request for up to seconds)',
   }),
   // Run bounds
   SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS: Type.Integer({

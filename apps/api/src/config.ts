@@ -72,6 +72,8 @@ export interface ServiceConfig {
   rateLimitApprovalsPerMinute: number;
   /** Definition requests (create, update, validate a workflow) one client may send a minute; 0: unlimited. */
   rateLimitDefinitionsPerMinute: number;
+  /** Worker threads parsing YAML bodies (plugins/yaml-parse-pool.ts); 0: on the event loop. */
+  yamlParserThreads: number;
   /** Who may call the API (`SWITCHYARD_AUTH` and friends, docs/operations/authentication.md). */
   auth: AuthConfig;
   /** The access workflows stored before #18 get at start-up (`SWITCHYARD_DEFAULT_ACCESS`, docs/guide/access-control.md). */
@@ -196,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimitTriggersPerMinute: v.SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE,
     rateLimitApprovalsPerMinute: v.SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE,
     rateLimitDefinitionsPerMinute: v.SWITCHYARD_RATE_LIMIT_DEFINITIONS_PER_MINUTE,
+    yamlParserThreads: v.SWITCHYARD_YAML_PARSER_THREADS,
     auth,
     defaultAccess: parseWorkflowAccess(v.SWITCHYARD_DEFAULT_ACCESS),
     downstreamToken:

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     rateLimits: { triggers: config.rateLimitTriggersPerMinute, approvals: config.rateLimitApprovalsPerMinute, definitions: config.rateLimitDefinitionsPerMinute },
     edge: config.edge,
+    yamlParser: { threads: config.yamlParserThreads },
   });
   // Stop claiming, end event streams, let executing nodes finish within the grace, release every lease,
   // export the spans still buffered, exit (shutdown.ts).

@@ -50,7 +50,9 @@ describe('error responses', () => {
     const response = await app.inject({ method: 'POST', url: '/api/v1/workflows', headers: { 'content-type': 'application/xml' }, payload: '<workflow/>' });
     expect(response.statusCode).toBe(415);
     const body = response.json();
-    expect(body).toEqual({ detail: { error: 'unsupported_media_type', message: 'Unsupported Content-Type: request bodies must be application/json' } });
+    expect(body).toEqual({
+      detail: { error: 'unsupported_media_type', message: 'Unsupported Content-Type: request bodies must be one of application/json, application/yaml, application/x-yaml, text/yaml' },
+    });
     expectDeclared('post', '/api/v1/workflows', 415, body);
   });
 

@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'self_approval_forbidden'
   | 'internal_error'
   | 'database_error'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'too_busy';
 
 /** Structured facts about an error (e.g. `{ currentStatus: 'running' }`), shown as `detail.details`. */
 export type ErrorDetails = Record<string, unknown>;
@@ -48,6 +49,19 @@ export class SwitchyardError extends Error {
     this.status = status;
     if (options.problems && options.problems.length > 0) this.problems = options.problems;
     if (options.details) this.details = options.details;
+  }
+}
+
+/**
+ * 503 `too_busy`: the instance has no capacity left for this kind of work right now (e.g. every
+ * YAML parser thread busy and the queue full); nothing was done. Retry after `retryAfterSeconds`
+ * (the API sends it as Retry-After), or on another instance.
+ */
+export class TooBusyError extends SwitchyardError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super('too_busy', 503, message);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -31,7 +31,7 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: Parameter[];
-  requestBody?: unknown;
+  requestBody?: { content?: Record<string, unknown> };
   security?: Array<Record<string, string[]>>;
   responses: Record<string, { description?: string }>;
 }
@@ -66,7 +66,11 @@ function operationSection(method: string, path: string, operation: Operation): s
     }
     lines.push('');
   }
-  if (operation.requestBody !== undefined) lines.push(`Request body: JSON, as the \`${operation.operationId}\` operation of [openapi.json](../../openapi/openapi.json) declares.`, '');
+  if (operation.requestBody !== undefined) {
+    const types = Object.keys(operation.requestBody.content ?? {});
+    const kinds = types.some((type) => type.includes('yaml')) ? 'JSON or YAML' : 'JSON';
+    lines.push(`Request body: ${kinds}, as the \`${operation.operationId}\` operation of [openapi.json](../../openapi/openapi.json) declares.`, '');
+  }
   const statuses = Object.entries(operation.responses).map(([status, response]) => `\`${status}\` ${cell(response.description ?? '')}`.trim());
   lines.push(`Answers: ${statuses.join('; ')}.`, '');
   return lines.join('\n');

@@ -8,10 +8,9 @@
  * Violations are 400s. The walk is iterative, so the check itself cannot overflow.
  */
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequestError } from '@switchyard/domain';
+import { InvalidRequestError, MAX_BODY_DEPTH } from '@switchyard/domain';
 
-/** Deepest body nesting accepted (a maximal node tree with its configs stays well below). */
-export const MAX_BODY_DEPTH = 128;
+export { MAX_BODY_DEPTH };
 /** Most values (objects, arrays, scalars) in one body. */
 export const MAX_BODY_VALUES = 200_000;
 

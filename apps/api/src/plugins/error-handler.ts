@@ -5,7 +5,8 @@
  * parsing errors become 400 `invalid_request`, other Fastify client errors keep their status with
  * the code {@link errorCodeForStatus} gives it (413 `request_too_large`, 415
  * `unsupported_media_type`, ...), unknown routes 404 `resource_not_found`, a store that refuses
- * writes for now 503 `store_unavailable` (with Retry-After, seconds), a write the store refuses
+ * writes for now 503 `store_unavailable` (with Retry-After, seconds), a TooBusyError 503
+ * `too_busy` (with Retry-After), a write the store refuses
  * for its size (over 16 MiB) 409 `document_too_large`, and anything else a logged
  * 500 `internal_error` whose message hides internals. Errors raised before routing (a malformed
  * URL) go through {@link frameworkErrorHandler}; errors of the HTTP parser through
@@ -16,7 +17,7 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { NotFoundError, SwitchyardError } from '@switchyard/domain';
+import { NotFoundError, SwitchyardError, TooBusyError } from '@switchyard/domain';
 import { isDocumentTooLarge, isStoreUnavailable } from '@switchyard/store';
 import { errorBody, errorCodeForStatus } from './error-body.ts';
 import { ERROR_BODY_SCHEMA, declareErrorResponses } from './error-responses.ts';
@@ -45,8 +46,11 @@ function clientErrorMessage(error: FastifyError, request: FastifyRequest): strin
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `The request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes`;
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Unsupported Content-Type: request bodies must be application/json';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      // A route taking other types than JSON lists them in its schema's `consumes` (the workflow definition routes: YAML too).
+      const types = request.routeOptions.schema?.consumes ?? ['application/json'];
+      return `Unsupported Content-Type: request bodies must be ${types.length === 1 ? types[0] : `one of ${types.join(', ')}`}`;
+    }
     default:
       return error.message;
   }
@@ -78,6 +82,7 @@ export default fp(
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof SwitchyardError) {
         const resource = error instanceof NotFoundError ? error.resource : undefined;
+        if (error instanceof TooBusyError) reply.header('retry-after', String(error.retryAfterSeconds));
         return reply.status(error.status).send(errorBody(error.code, error.message, { problems: error.problems, resource, details: error.details }));
       }
       if (isStoreUnavailable(error)) {

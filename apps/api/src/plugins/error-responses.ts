@@ -48,14 +48,17 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
     'Conflict (`conflict`, `duplicate_entry`): the resource is not in a state that allows this; `detail.details` may say which. ' +
     '`limit_reached`: a per-run cap refuses it (`detail.details.limit`); `document_too_large`: the write would make a stored document larger than 16 MiB (nothing written)',
   413: 'Request too large (`request_too_large`): the body is larger than the limit',
-  415: 'Unsupported media type (`unsupported_media_type`): request bodies must be application/json',
+  415:
+    'Unsupported media type (`unsupported_media_type`): request bodies must be application/json (the workflow create, update and ' +
+    'validate routes also take application/yaml, application/x-yaml and text/yaml), UTF-8',
   429:
     'Too many requests (`rate_limited`): this client sent more requests of this kind in the current minute than the service allows ' +
     '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel, human requests; definitions: create, update, validate); retry after the Retry-After header, seconds',
   500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
   503:
     'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +
-    '`service_unavailable` (the service is shutting down; retry on another instance or later)',
+    '`service_unavailable` (the service is shutting down; retry on another instance or later), or `too_busy` (the workflow create, update ' +
+    'and validate routes: every YAML parser thread busy and the queue full; retry after the Retry-After header, seconds, or send JSON)',
 };
 
 /** Statuses every documented route can answer. */
@@ -83,7 +86,7 @@ function errorResponse(status: number): Record<string, unknown> {
   const description = ERROR_DESCRIPTIONS[status];
   if (description) response.description = description;
   if (status === 503) {
-    response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable: seconds to wait before retrying' } };
+    response.headers = { 'retry-after': { type: 'integer', minimum: 0, description: 'With store_unavailable or too_busy: seconds to wait before retrying' } };
   }
   if (status === 429) response.headers = RATE_LIMIT_HEADERS;
   return response;
