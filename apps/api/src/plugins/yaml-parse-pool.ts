@@ -33,6 +33,8 @@ export const DEFAULT_YAML_QUEUE = 4;
 export const DEFAULT_YAML_PARSE_TIMEOUT_MS = 10_000;
 /** A thread idle this long ends (ms); the next body starts one again. */
 const IDLE_THREAD_MS = 60_000;
+/** Heap of a parser thread, MiB: far above what a 1 MiB document needs, far below the service's memory. */
+const PARSER_HEAP_MB = 512;
 /** Retry-After of a `too_busy` answer (s). */
 const BUSY_RETRY_AFTER_S = 1;
 
@@ -142,7 +144,14 @@ export class YamlParsePool {
 
   /** Runs `task` on a thread within the time bound. */
   async #run(task: YamlParseTask): Promise<YamlParseOutcome> {
-    this.#pool ??= new Piscina({ filename: WORKER_URL, minThreads: 0, maxThreads: this.#threads, idleTimeout: IDLE_THREAD_MS });
+    this.#pool ??= new Piscina({
+      filename: WORKER_URL,
+      minThreads: 0,
+      maxThreads: this.#threads,
+      idleTimeout: IDLE_THREAD_MS,
+      // A document that needs more memory ends its thread, not the service (see below).
+      resourceLimits: { maxOldGenerationSizeMb: PARSER_HEAP_MB },
+    });
     const pool = this.#pool;
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.#timeoutMs);
@@ -153,6 +162,9 @@ export class YamlParsePool {
         throw new YamlBodyTooLargeError(`The YAML body took longer than ${this.#timeoutMs} ms to parse; send a smaller or simpler document (or JSON)`);
       }
       if (this.#closed) throw busy('the service is shutting down');
+      if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        throw new YamlBodyTooLargeError(`The YAML body needed more than ${PARSER_HEAP_MB} MiB to parse; send a smaller or simpler document (or JSON)`);
+      }
       throw error;
     } finally {
       clearTimeout(timer);
