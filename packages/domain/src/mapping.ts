@@ -13,6 +13,8 @@ import { immutable, isImmutable, memoOnImmutable } from './immutable.ts';
 /** Fields (in either naming) whose values are user JSON: their keys are never renamed. */
 export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
   'config',
+  'inputSchema',
+  'input_schema',
   'initialInput',
   'initial_input',
   'inputSnapshot',

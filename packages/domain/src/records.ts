@@ -22,6 +22,8 @@ export interface WorkflowRecord {
   enabled: boolean;
   /** Distinct tags in the order given; [] for a definition stored before tags existed. */
   tags: string[];
+  /** Declared inputs (input-schema.ts): the JSON Schema the run input must match; null (or absent, stored before it existed) when any input goes. Stored as `input_schema`, keys as written. */
+  inputSchema?: Record<string, unknown> | null;
   /**
    * Who may do what with the workflow (issue #18, domain access.ts); stored with the union of its
    * principals as `access_principals` (indexed) for list queries. Workflows stored before #18 get

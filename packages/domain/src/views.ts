@@ -62,6 +62,7 @@ export function toWorkflowDetail(record: WorkflowRecord): WorkflowDetail {
     enabled: record.enabled,
     tags: record.tags,
     version: record.version,
+    inputSchema: record.inputSchema ?? null,
     access: record.access,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),

@@ -27,7 +27,7 @@ import { newId } from '@switchyard/store';
 import type { StoredTraceContext } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import type { AppServices } from './index.ts';
-import { WORKFLOW_DISABLED_MESSAGE, requireRun, requireWorkflow } from './workflow-service.ts';
+import { WORKFLOW_DISABLED_MESSAGE, checkedRunInput, requireRun, requireWorkflow } from './workflow-service.ts';
 
 export type { TriggeringIdentity } from '../auth/identity.ts';
 
@@ -142,7 +142,8 @@ function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
  * Creates a pending run of an enabled workflow on its live definition (spec endpoint 7). With
  * `parentRunId` + `resolvedDependencies`, nodes resolved as `reuse_previous_output` get the
  * parent run's node run (`sourceNodeRunId`) copied in; `rerun` nodes execute again.
- * 400 when disabled, when `resolvedDependencies` come without `parentRunId`, or when a dependency
+ * The input must match the workflow's declared inputs (`inputSchema`), whose defaults it gets.
+ * 400 when disabled, when the input does not match (a problem per path), when `resolvedDependencies` come without `parentRunId`, or when a dependency
  * does not fit (missing or foreign source node run, node id mismatch, source not completed);
  * 404 when the workflow or the parent run does not exist. `runId` is the id to give the run, when
  * reserved by the caller. `traceContext`: the trigger request's W3C trace context, if any.
@@ -157,12 +158,13 @@ export async function triggerRun(
 ): Promise<RunRecord> {
   const workflow = await requireWorkflow(services, id);
   if (!workflow.enabled) throw new InvalidRequestError(WORKFLOW_DISABLED_MESSAGE);
+  const initialInput = checkedRunInput(workflow, (body.initialInput ?? {}) as Record<string, unknown>);
   const { parentRunId, resolvedDependencies, reused } = await checkDependencies(services, id, body);
   return createRun(services, {
     workflow,
     definitionSnapshot: liveSnapshot(workflow),
     triggerSource: body.triggerSource ?? 'manual',
-    initialInput: (body.initialInput ?? {}) as Record<string, unknown>,
+    initialInput,
     parentRunId,
     resolvedDependencies,
     reused,

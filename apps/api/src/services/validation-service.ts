@@ -17,7 +17,7 @@ import {
 } from '@switchyard/domain';
 import type { AppServices } from './index.ts';
 import { checkDependencies } from './run-service.ts';
-import { WORKFLOW_DISABLED_MESSAGE, requireWorkflow } from './workflow-service.ts';
+import { WORKFLOW_DISABLED_MESSAGE, checkedInputSchema, checkedRunInput, requireWorkflow } from './workflow-service.ts';
 
 /** The problems `check` reports by throwing a 400 (its `problems`, else its message); other errors propagate. */
 async function problemsOf(check: () => unknown): Promise<string[]> {
@@ -30,16 +30,21 @@ async function problemsOf(check: () => unknown): Promise<string[]> {
   }
 }
 
-/** Validates a create body's nodes and canvas exactly as creating it would (the name's uniqueness is not checked). */
+/** Validates a create body's nodes, canvas and inputSchema exactly as creating it would (the name's uniqueness is not checked). */
 export async function validateDefinition(services: AppServices, body: WorkflowCreateBody): Promise<ValidationResult> {
-  const problems = [...(await problemsOf(() => normalizeCanvas(body.canvas))), ...(await problemsOf(() => normalizeDefinition(body.nodes, services.checks)))];
+  const problems = [
+    ...(await problemsOf(() => normalizeCanvas(body.canvas))),
+    ...(await problemsOf(() => normalizeDefinition(body.nodes, services.checks))),
+    ...(await problemsOf(() => checkedInputSchema(body.inputSchema ?? null))),
+  ];
   return { valid: problems.length === 0, problems };
 }
 
 /**
  * Checks a trigger of `workflowId` without starting a run: the workflow is enabled, its stored
  * definition still passes the save-time checks (e.g. its executors are still registered), the
- * input nests at most MAX_USER_JSON_DEPTH levels, and `parentRunId`/`resolvedDependencies` fit.
+ * input nests at most MAX_USER_JSON_DEPTH levels and matches the declared inputs (`inputSchema`),
+ * and `parentRunId`/`resolvedDependencies` fit.
  * 404 when the workflow does not exist.
  */
 export async function dryRunTrigger(services: AppServices, workflowId: string, body: TriggerRunBody): Promise<DryRunResponse> {
@@ -47,6 +52,7 @@ export async function dryRunTrigger(services: AppServices, workflowId: string, b
   const problems: string[] = [];
   if (!workflow.enabled) problems.push(WORKFLOW_DISABLED_MESSAGE);
   if (jsonDepth(body.initialInput ?? {}) > MAX_USER_JSON_DEPTH) problems.push(`initialInput nests deeper than ${MAX_USER_JSON_DEPTH} levels`);
+  else problems.push(...(await problemsOf(() => checkedRunInput(workflow, (body.initialInput ?? {}) as Record<string, unknown>))));
   problems.push(...(await problemsOf(() => normalizeDefinition(workflow.nodes, services.checks))));
   problems.push(...(await problemsOf(() => checkDependencies(services, workflowId, body))));
   return { valid: problems.length === 0, problems, dryRun: true, workflowId, workflowVersion: workflow.version };

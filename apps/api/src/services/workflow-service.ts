@@ -21,6 +21,8 @@ import {
   type WorkflowNode,
   type WorkflowUpdateBody,
 } from '@switchyard/domain';
+import { checkInputSchema, validateRunInput } from '@switchyard/domain/input-schema';
+import { InvalidRequestError } from '@switchyard/domain';
 import type { WorkflowChanges } from '@switchyard/store';
 import type { AppServices } from './index.ts';
 import { recordAudit } from './audit-trail.ts';
@@ -53,16 +55,39 @@ export async function runOrNotFound<T>(services: AppServices, workflowId: string
 }
 
 /**
+ * `inputSchema` of a create or update body, checked (domain input-schema.ts): 400 with every
+ * problem (`/inputSchema...: ...`) when it is not acceptable. null stays null (no declared inputs).
+ */
+export function checkedInputSchema(inputSchema: object | null): Record<string, unknown> | null {
+  if (inputSchema === null) return null;
+  const problems = checkInputSchema(inputSchema);
+  if (problems.length > 0) throw new InvalidRequestError('inputSchema is not an acceptable JSON Schema (draft 2020-12)', problems);
+  return inputSchema as Record<string, unknown>;
+}
+
+/**
+ * The run input `input` checked against `workflow`'s declared inputs, with their defaults applied:
+ * the one check of trigger, dry run (and later schedules, event triggers). Throws 400
+ * `invalid_request` with a problem per path (`/customerEmail: is required`) when it does not match.
+ */
+export function checkedRunInput(workflow: WorkflowRecord, input: Record<string, unknown>): Record<string, unknown> {
+  const check = validateRunInput(workflow, input);
+  if (!check.ok) throw new InvalidRequestError("initialInput does not match the workflow's inputSchema", check.problems);
+  return check.input;
+}
+
+/**
  * Validates and stores a new, disabled definition owned by `creator` (a principal, `user:<sub>`;
  * issue #18: the creator becomes its first owner), then records `workflow.created` by `actor`
- * (audit-trail.ts). 400 on invalid nodes, 409 on a taken name.
+ * (audit-trail.ts). 400 on invalid nodes or inputSchema, 409 on a taken name.
  */
 export async function createWorkflow(services: AppServices, body: WorkflowCreateBody, actor: Actor, creator: string): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);
   const canvas = normalizeCanvas(body.canvas);
   const tags = normalizeTags(body.tags);
+  const inputSchema = checkedInputSchema(body.inputSchema ?? null);
   const access = creatorAccess(creator);
-  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, access }, services.clock.now());
+  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, inputSchema, access }, services.clock.now());
   await recordAudit(services, created.id, 'workflow.created', actor, { name: created.name, version: created.version });
   return created;
 }
@@ -80,11 +105,11 @@ function gateDeciders(nodes: readonly WorkflowNode[]): string {
 }
 
 /** The fields whose change bumps `version` (what a run executes, or a reader of its snapshot sees). */
-const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes'];
+const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes', 'inputSchema'];
 
 /**
- * Applies a PUT. Nodes are validated like on create. `version` grows when name, description,
- * canvas or nodes change (what a run executes, or a reader of its snapshot sees); `enabled` and
+ * Applies a PUT. Nodes and inputSchema are validated like on create. `version` grows when name, description,
+ * canvas, nodes or inputSchema change (what a run executes, or a reader of its snapshot sees); `enabled` and
  * `tags` are metadata and keep it. When some field changed, records `workflow.updated` by `actor`
  * with the versions before and after and the changed fields; a PUT that changes nothing records
  * nothing. A change of who decides a gate (`humanReview.approvers`, `allowSelfApproval`) needs
@@ -99,7 +124,8 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
   if (body.nodes !== undefined) changes.nodes = normalizeDefinition(body.nodes, services.checks);
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   if (body.tags !== undefined) changes.tags = normalizeTags(body.tags);
-  const fields = (Object.keys(changes) as Array<keyof WorkflowChanges>).filter((field) => JSON.stringify(changes[field]) !== JSON.stringify(current[field])) as AuditedWorkflowField[];
+  if (body.inputSchema !== undefined) changes.inputSchema = checkedInputSchema(body.inputSchema);
+  const fields = (Object.keys(changes) as Array<keyof WorkflowChanges>).filter((field) => JSON.stringify(changes[field] ?? null) !== JSON.stringify(current[field] ?? null)) as AuditedWorkflowField[];
   if (changes.nodes !== undefined && gateDeciders(changes.nodes) !== gateDeciders(current.nodes)) {
     // Who may decide a gate is an access decision: owners make it (docs/guide/access-control.md).
     if (!roleIncludes(role, 'owner')) throw new AccessDeniedError('owner', id);

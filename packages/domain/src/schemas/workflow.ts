@@ -241,6 +241,14 @@ const WorkflowTagsInput = Type.Array(WorkflowTag, {
   description: `At most ${MAX_WORKFLOW_TAGS}; duplicates are dropped. Metadata: a change does not bump version`,
 });
 
+/** `inputSchema` as clients send it: any JSON object, checked by domain input-schema.ts `checkInputSchema` (400 with problems at `/inputSchema...`). */
+const InputSchemaInput = Type.Union([JsonObject, Type.Null()], {
+  description:
+    'Declared inputs (extension): a JSON Schema (draft 2020-12) the run input must match at trigger and dry run (400 naming each path, ' +
+    "e.g. `/customerEmail: is required`); its `default`s are applied. At most 64 KiB as JSON and 32 levels deep; local `$ref`s (`#...`) only, " +
+    'no `$id`; strict (unknown keywords and formats are refused). null or absent: any input. docs/guide/inputs.md',
+});
+
 /** Body of POST /workflows. `enabled` cannot be set: workflows are created disabled. */
 export const WorkflowCreateBody = Type.Object(
   {
@@ -249,6 +257,7 @@ export const WorkflowCreateBody = Type.Object(
     canvas: WorkflowCanvasInput,
     nodes: Type.Array(WorkflowNodeInput),
     tags: Type.Optional(WorkflowTagsInput),
+    inputSchema: Type.Optional(InputSchemaInput),
   },
   CLOSED,
 );
@@ -263,6 +272,7 @@ export const WorkflowUpdateBody = Type.Object(
     nodes: Type.Optional(Type.Array(WorkflowNodeInput)),
     enabled: Type.Optional(Type.Boolean()),
     tags: Type.Optional(WorkflowTagsInput),
+    inputSchema: Type.Optional(InputSchemaInput),
   },
   CLOSED,
 );
@@ -282,7 +292,8 @@ export const WorkflowDetail = Type.Object(
     nodes: Type.Array(WorkflowNode),
     enabled: Type.Boolean(),
     tags: Type.Array(Type.String(), { description: 'Metadata for grouping and filtering (GET /workflows?tag=); [] when none' }),
-    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description); not by enabled or tags' }),
+    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description, inputSchema); not by enabled or tags' }),
+    inputSchema: Type.Union([JsonObject, Type.Null()], { description: 'Declared inputs: the JSON Schema (2020-12) the run input must match; null when any input goes (docs/guide/inputs.md)' }),
     access: { ...WorkflowAccess, description: 'Who may do what (issue #18): change it with PUT /{workflow_id}/access (owners)' },
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -13,7 +13,7 @@ import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } fr
 export const WORKFLOW_DEFINITIONS = 'workflow_definitions';
 
 /** Fields a PUT may change; `version` is bumped when any definition field changes. */
-export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags'>>;
+export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags' | 'inputSchema'>>;
 
 /** Filters of {@link WorkflowDefinitions.list}; absent fields do not filter. */
 export interface WorkflowListFilter {
@@ -79,12 +79,12 @@ export class WorkflowDefinitions {
   }
 
   /**
-   * Inserts a new definition (version 1, disabled; no tags unless given) with `access` (required:
+   * Inserts a new definition (version 1, disabled; no tags or inputSchema unless given) with `access` (required:
    * a forgotten access list must not default to a wide one). Throws DuplicateEntryError on a
    * taken name.
    */
-  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[] }, now: Date): Promise<WorkflowRecord> {
-    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], enabled: false, version: 1, createdAt: now, updatedAt: now };
+  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[]; inputSchema?: Record<string, unknown> | null }, now: Date): Promise<WorkflowRecord> {
+    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], inputSchema: fields.inputSchema ?? null, enabled: false, version: 1, createdAt: now, updatedAt: now };
     const doc = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
     await this.guardName(fields.name, () => this.collection.insertOne(doc));
     return record;
@@ -162,10 +162,10 @@ export class WorkflowDefinitions {
   }
 }
 
-/** Document -> record; a definition stored before tags existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
+/** Document -> record; a definition stored before tags (or inputSchema) existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
 function toRecord(doc: Document): WorkflowRecord {
   const { accessPrincipals: _principals, ...record } = documentToRecord<WorkflowRecord & { accessPrincipals?: unknown }>(doc);
-  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [], access: accessOfDocument(doc) };
+  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [], inputSchema: record.inputSchema ?? null, access: accessOfDocument(doc) };
 }
 
 /** The `access` of a stored definition; no role for anyone when it has none. */
