@@ -15,9 +15,9 @@ import * as z from 'zod/v4';
 import { defineTool } from '../../tool.ts';
 import { WORKFLOWS } from '../shared.ts';
 import { watchRun } from '../watch.ts';
-import type { RestWorkflowDetail } from '../semantic/workflows/definition.ts';
 import { STATUSES, StepResultSchema, errorMessageOf, outcomeOf, secondsBetween, stepNodeIds, stepsOf } from './outcome.ts';
 import { resolveWorkflowRef } from './workflow-ref.ts';
+import { checkRunInput, invalidRunInput } from '../run-input.ts';
 
 /** How long the tool waits without `timeout`: under the 60 s request timeout MCP clients default to. */
 const DEFAULT_WAIT_MS = 50_000;
@@ -35,11 +35,13 @@ export const orchestratorRunWorkflow = defineTool({
     'up to 50 s. Returns `status` (success: completed; failed: a step failed, or nothing completed; partial: some steps completed ' +
     'but the run was cancelled, timed out, or is still going — e.g. waiting for a human decision), `workflow_id` (the id of this ' +
     'execution, for cancel_workflow), `steps_completed`/`steps_total`, `step_results`, `execution_time` (s) and `error_message`. ' +
-    '`dry_run: true` only checks that the run could start. Steps call external tools and agents.',
+    '`dry_run: true` only checks that the run could start. When the workflow declares inputs (its `inputSchema`), `parameters` ' +
+    'are checked against it before anything starts: a mismatch is INVALID_INPUT naming each field (`details.fields`, e.g. ' +
+    '`parameters.customerEmail`) with the schema to follow in `details.inputSchema`. Steps call external tools and agents.',
   kind: 'launch',
   input: z.object({
     workflow_name: z.string().min(1).max(2000).describe('Exact workflow name, or its workflow_path'),
-    parameters: z.record(z.string(), z.unknown()).optional().describe('Input of the run (the workflow reads it as `input`)'),
+    parameters: z.record(z.string(), z.unknown()).optional().describe("Input of the run (the workflow reads it as `input`); must match the workflow's inputSchema when it declares one"),
     dry_run: z.boolean().optional().describe('Validate without executing'),
     timeout: z.number().int().min(1).max(2_592_000).optional().describe('Overall timeout, seconds: the run is stopped when it has not ended by then; also how long this call waits'),
     parallel_limit: z.number().int().min(1).max(1000).optional().describe('Max concurrent steps of a parallel node'),
@@ -63,9 +65,11 @@ export const orchestratorRunWorkflow = defineTool({
       ...(args.timeout === undefined ? {} : { timeoutSeconds: args.timeout }),
       ...(args.parallel_limit === undefined ? {} : { parallelLimit: args.parallel_limit }),
     };
+    // Declared inputs are checked here, before any trigger: a dry run reports the problems, a run is refused.
+    const { workflow, problems } = await checkRunInput(api, workflowId, body.initialInput);
+    if (problems.length > 0 && !args.dry_run) throw invalidRunInput('parameters', problems, workflow);
     if (args.dry_run) {
-      const checked = await api.post<{ valid: boolean; problems: string[] }>(`${WORKFLOWS}/${workflowId}/runs`, body);
-      const workflow = await api.get<RestWorkflowDetail>(`${WORKFLOWS}/${workflowId}`);
+      const checked = problems.length > 0 ? { valid: false, problems } : await api.post<{ valid: boolean; problems: string[] }>(`${WORKFLOWS}/${workflowId}/runs`, body);
       return {
         status: checked.valid ? ('success' as const) : ('failed' as const),
         workflow_id: null,

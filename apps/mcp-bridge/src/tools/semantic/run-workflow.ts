@@ -3,6 +3,7 @@ import { ToolError } from '../../envelope.ts';
 import { defineTool } from '../../tool.ts';
 import { RunSummarySchema, WORKFLOWS, getRun, id, resolveWorkflowId, toRunSummary } from '../shared.ts';
 import { StateChangeSchema, watchRun } from '../watch.ts';
+import { checkRunInput, invalidRunInput } from '../run-input.ts';
 
 export const runWorkflow = defineTool({
   name: 'run_workflow',
@@ -11,13 +12,15 @@ export const runWorkflow = defineTool({
     'Starts a run of an enabled workflow (by `workflowId` or exact `workflowName`) with `input` (`prompt` is a shorthand that sets ' +
     'input.prompt). By default it returns at once with the run id and state; with `waitForTerminal: true` it waits up to `timeoutMs` ' +
     '(default 30 s) for the run to end (or to stop at a human gate: then call list_pending_approvals / resolve_approval). `dryRun: true` ' +
-    'only checks that the run could start. `idempotencyKey` makes retries of this call start the run at most once. Steps call ' +
+    'only checks that the run could start. When the workflow declares inputs (`inputSchema`, shown by get_workflow), `input` is ' +
+    'checked against it first: a mismatch is INVALID_INPUT naming each field (`details.fields`, with the schema in ' +
+    '`details.inputSchema`) and nothing starts; its defaults are applied. `idempotencyKey` makes retries of this call start the run at most once. Steps call ' +
     'external tools and agents.',
   kind: 'launch',
   input: z.object({
     workflowId: id('Workflow id').optional(),
     workflowName: z.string().min(1).optional(),
-    input: z.record(z.string(), z.unknown()).optional().describe('The run input (initialInput)'),
+    input: z.record(z.string(), z.unknown()).optional().describe("The run input (initialInput); must match the workflow's inputSchema when it declares one (get_workflow shows it)"),
     prompt: z.string().optional().describe('Shorthand: sets input.prompt'),
     dryRun: z.boolean().optional(),
     timeoutSeconds: z.number().int().min(1).max(2_592_000).optional().describe('The run is stopped (failed) if it has not ended by then'),
@@ -54,6 +57,12 @@ export const runWorkflow = defineTool({
       ...(args.parallelLimit === undefined ? {} : { parallelLimit: args.parallelLimit }),
     };
     const headers = args.idempotencyKey ? { 'idempotency-key': args.idempotencyKey } : undefined;
+    // Declared inputs are checked here, before any trigger: a dry run reports the problems, a run is refused.
+    const checkedInput = await checkRunInput(api, workflowId, initialInput);
+    if (checkedInput.problems.length > 0) {
+      if (args.dryRun) return { runId: null, workflowId, dryRun: true, valid: false, problems: checkedInput.problems, waited: false };
+      throw invalidRunInput('input', checkedInput.problems, checkedInput.workflow);
+    }
     if (args.dryRun) {
       const checked = await api.post<{ valid: boolean; problems: string[] }>(`${WORKFLOWS}/${workflowId}/runs`, body, headers);
       return { runId: null, workflowId, dryRun: true, valid: checked.valid, problems: checked.problems, waited: false };

@@ -36,6 +36,11 @@ export const definitionFields = {
     .describe('Editor viewport; default {"viewport":{"x":0,"y":0,"zoom":1}}'),
   nodes: z.array(NodeSchema).describe('Top-level nodes, executed in order'),
   tags: z.array(z.string().min(1).max(50)).max(20).optional().describe('Labels to group and filter workflows (e.g. "build", "team:billing")'),
+  inputSchema: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .describe('Declared inputs: a JSON Schema (draft 2020-12) the run input must match (e.g. {"type":"object","required":["customerEmail"],"properties":{"customerEmail":{"type":"string","format":"email"}}}); defaults are applied'),
 };
 
 /** `definition` of create_workflow and validate_workflow: the REST create body, `name` included. */
@@ -81,7 +86,7 @@ export interface SavedWorkflow {
 
 /**
  * Saves `definition` under its name: creates it (workflows are created disabled), or, with
- * `overwrite`, replaces the workflow of that name (description and tags not given are cleared, so
+ * `overwrite`, replaces the workflow of that name (description, tags and inputSchema not given are cleared, so
  * the result is the definition as given). `enabled`, when given, is set afterwards. A taken name
  * without `overwrite` is CONFLICT.
  */
@@ -90,7 +95,7 @@ export async function saveWorkflow(api: ApiClient, definition: Definition, optio
   const replaceExisting = async (): Promise<SavedWorkflow | null> => {
     const existing = await findWorkflowByName(api, definition.name);
     if (!existing) return null;
-    const replacement = { description: null, tags: [], ...body, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) };
+    const replacement = { description: null, tags: [], inputSchema: null, ...body, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) };
     return { workflow: await api.put<RestWorkflowDetail>(`${WORKFLOWS}/${existing.id}`, replacement), status: 'updated' };
   };
   if (options.overwrite) {
