@@ -3,6 +3,7 @@
  * and dry run (400 naming each path, nothing created), its defaults are applied, and the schema
  * itself is checked when the workflow is saved.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
 
@@ -136,5 +137,19 @@ describe('inputSchema on save', () => {
     const created = await declaredWorkflow(schema);
     expect((await svc.api.get(wf(`/${created.id}`))).body.inputSchema).toEqual(schema);
     expect((await svc.trigger(created.id, { initialInput: { customerEmail: 'x' } })).body.detail.problems).toEqual(['/customerEmail: must match format "email"']);
+  });
+});
+
+describe('examples/workflows/customer-onboarding.json', () => {
+  it("declares the README walkthrough's input: that input starts a run, one without customerEmail is refused", async () => {
+    const example = JSON.parse(readFileSync(new URL('../examples/workflows/customer-onboarding.json', import.meta.url), 'utf8'));
+    const created = await svc.createWorkflow({ ...example, name: uniqueName('onboarding') });
+    await svc.enable(created.id);
+    const readmeInput = { customerId: 'c-42', customerName: 'Ada Lovelace', customerEmail: 'ada@example.com', customerType: 'enterprise', seats: 12 };
+    expect((await svc.api.post(wf(`/${created.id}/runs`), { dryRun: true, initialInput: readmeInput })).body).toMatchObject({ valid: true, problems: [] });
+    const { customerEmail: _email, ...withoutEmail } = readmeInput;
+    const refused = await svc.trigger(created.id, { initialInput: { ...withoutEmail, customerType: 'gold' } });
+    expect(refused.body.detail.problems.sort()).toEqual(['/customerEmail: is required', '/customerType: must be one of "enterprise", "standard"']);
+    expect(await runCount(created.id)).toBe(0);
   });
 });
