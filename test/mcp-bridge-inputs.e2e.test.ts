@@ -63,7 +63,7 @@ describe('bridge: declared inputs', () => {
       code: 'INVALID_INPUT',
       details: { fields: expect.arrayContaining(['input.customerEmail', 'input.seats']), inputSchema: INPUT_SCHEMA },
     });
-    expect(refused.error.message).toMatch(/^input does not match the workflow's inputSchema: .*\/customerEmail: is required/);
+    expect(refused.error?.message).toMatch(/^input does not match the workflow's inputSchema: .*\/customerEmail: is required/);
     const dry = await bridge.call('run_workflow', { workflowId: created.id, input: {}, dryRun: true });
     expect(dry.data).toMatchObject({ dryRun: true, valid: false, problems: ['/customerEmail: is required'] });
     expect(await triggersAnswered()).toBe(before);

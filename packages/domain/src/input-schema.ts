@@ -55,6 +55,7 @@ export function checkInputSchema(schema: unknown): string[] {
   const problems = referenceProblems(schema, at);
   if (problems.length > 0) return problems;
   try {
+    const ajv = ajvInstance();
     ajv.removeSchema(ajv.compile(schema).schema as object);
     return [];
   } catch (error) {
@@ -82,11 +83,19 @@ export function problemPaths(problems: readonly string[]): string[] {
   return problems.map((problem) => problem.slice(0, problem.indexOf(': ')));
 }
 
-// Strict mode refuses unknown keywords and formats (a typo is a 400 at save, not a check silently skipped).
-// No loadSchema: a `$ref` ajv cannot resolve locally is a compile error, never a fetch.
-const ajv = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, validateSchema: true });
-// ajv-formats is CommonJS: under NodeNext its default import is the module; `.default` is the plugin.
-formats.default(ajv);
+let shared: Ajv2020 | undefined;
+
+/** The one ajv instance, made on first use (a process that never checks an input does not pay for it). */
+function ajvInstance(): Ajv2020 {
+  if (shared === undefined) {
+    // Strict mode refuses unknown keywords and formats (a typo is a 400 at save, not a check silently skipped).
+    // No loadSchema: a `$ref` ajv cannot resolve locally is a compile error, never a fetch.
+    shared = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, validateSchema: true });
+    // ajv-formats is CommonJS: under NodeNext its default import is the module; `.default` is the plugin.
+    formats.default(shared);
+  }
+  return shared;
+}
 
 /** Compiled schemas by `id@version`; a Map's order is insertion order: re-inserting on use makes it an LRU. */
 const validators = new Map<string, ValidateFunction>();
@@ -101,7 +110,7 @@ function validatorFor(id: string, version: number, schema: Record<string, unknow
   }
   if (validate === undefined) {
     // ajv keys its own cache by the schema object: compile a copy, so that removing it later finds it.
-    validate = ajv.compile(structuredClone(schema));
+    validate = ajvInstance().compile(structuredClone(schema));
     if (validators.size >= MAX_CACHED_VALIDATORS) {
       const [oldestKey, oldest] = validators.entries().next().value as [string, ValidateFunction];
       forget(oldestKey, oldest);
@@ -115,7 +124,7 @@ function validatorFor(id: string, version: number, schema: Record<string, unknow
 
 function forget(key: string, validate: ValidateFunction): void {
   validators.delete(key);
-  ajv.removeSchema(validate.schema as object);
+  ajvInstance().removeSchema(validate.schema as object);
 }
 
 /** `$id` anywhere, or a `$ref` / `$dynamicRef` not starting with `#`: refused, so that every reference is local. */

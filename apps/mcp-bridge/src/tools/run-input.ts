@@ -4,7 +4,6 @@
  * (`@switchyard/domain/input-schema`), so that an agent gets INVALID_INPUT naming each field and
  * the schema to follow, and no trigger is sent.
  */
-import { validateRunInput } from '@switchyard/domain/input-schema';
 import type { ApiClient } from '../api-client.ts';
 import { ToolError } from '../envelope.ts';
 import { WORKFLOWS } from './shared.ts';
@@ -23,7 +22,11 @@ export interface RunInputCheck {
  */
 export async function checkRunInput(api: ApiClient, workflowId: string, input: Record<string, unknown>): Promise<RunInputCheck> {
   const workflow = await api.get<RestWorkflowDetail>(`${WORKFLOWS}/${workflowId}`);
-  const check = validateRunInput({ id: workflow.id, version: workflow.version, inputSchema: inputSchemaOf(workflow) }, input);
+  const schema = inputSchemaOf(workflow);
+  if (schema === null) return { workflow, problems: [] };
+  // Loaded on first use: ajv is not part of the bridge's start-up (tools/list answers fast).
+  const { validateRunInput } = await import('@switchyard/domain/input-schema');
+  const check = validateRunInput({ id: workflow.id, version: workflow.version, inputSchema: schema }, input);
   return { workflow, problems: check.ok ? [] : check.problems };
 }
 
