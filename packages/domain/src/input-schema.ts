@@ -97,34 +97,46 @@ function ajvInstance(): Ajv2020 {
   return shared;
 }
 
+/** A compiled schema, with the schema object last seen for it and the JSON text it was compiled from. */
+interface CachedValidator {
+  validate: ValidateFunction;
+  seen: object;
+  text: string;
+}
+
 /** Compiled schemas by `id@version`; a Map's order is insertion order: re-inserting on use makes it an LRU. */
-const validators = new Map<string, ValidateFunction>();
+const validators = new Map<string, CachedValidator>();
 
 function validatorFor(id: string, version: number, schema: Record<string, unknown>): ValidateFunction {
   const key = `${id}@${version}`;
-  let validate = validators.get(key);
-  if (validate !== undefined && validate.schema !== schema && JSON.stringify(validate.schema) !== JSON.stringify(schema)) {
-    // Same id and version, another schema (e.g. a store emptied and refilled in tests): recompile.
-    forget(key, validate);
-    validate = undefined;
+  let entry = validators.get(key);
+  if (entry !== undefined && entry.seen !== schema) {
+    // Another object (each store read makes one): the same schema unless the text differs
+    // (e.g. a store emptied and refilled in tests; a stored workflow's version changes with its inputSchema).
+    if (JSON.stringify(schema) === entry.text) entry.seen = schema;
+    else {
+      forget(key, entry);
+      entry = undefined;
+    }
   }
-  if (validate === undefined) {
-    // ajv keys its own cache by the schema object: compile a copy, so that removing it later finds it.
-    validate = ajvInstance().compile(structuredClone(schema));
+  if (entry === undefined) {
+    const text = JSON.stringify(schema);
+    // ajv keys its own cache by the schema object: compile a private copy, so that removing it later finds it.
+    entry = { validate: ajvInstance().compile(JSON.parse(text) as object), seen: schema, text };
     if (validators.size >= MAX_CACHED_VALIDATORS) {
-      const [oldestKey, oldest] = validators.entries().next().value as [string, ValidateFunction];
+      const [oldestKey, oldest] = validators.entries().next().value as [string, CachedValidator];
       forget(oldestKey, oldest);
     }
   } else {
     validators.delete(key);
   }
-  validators.set(key, validate);
-  return validate;
+  validators.set(key, entry);
+  return entry.validate;
 }
 
-function forget(key: string, validate: ValidateFunction): void {
+function forget(key: string, entry: CachedValidator): void {
   validators.delete(key);
-  ajvInstance().removeSchema(validate.schema as object);
+  ajvInstance().removeSchema(entry.validate.schema as object);
 }
 
 /** `$id` anywhere, or a `$ref` / `$dynamicRef` not starting with `#`: refused, so that every reference is local. */
