@@ -103,10 +103,10 @@ describe('inputSchema on save', () => {
     expect((await create([1, 2])).status).toBe(400);
   });
 
-  it('refuses an oversized schema (over 64 KiB as JSON)', async () => {
-    const big = await create({ type: 'object', description: 'x'.repeat(70_000) });
+  it('refuses an oversized schema (over 16 KiB as JSON)', async () => {
+    const big = await create({ type: 'object', description: 'x'.repeat(17_000) });
     expect(big.status).toBe(400);
-    expect(big.body.detail.problems).toEqual([expect.stringMatching(/^\/inputSchema: is \d+ bytes as JSON, more than the limit of 65536$/)]);
+    expect(big.body.detail.problems).toEqual([expect.stringMatching(/^\/inputSchema: is \d+ bytes as JSON, more than the limit of 16384$/)]);
   });
 
   it('refuses a remote $ref and $id: nothing is fetched', async () => {

@@ -84,7 +84,7 @@ describe('checkInputSchema', () => {
 
   it('refuses a schema over the size or depth limit', () => {
     const big = { type: 'object', description: 'x'.repeat(MAX_INPUT_SCHEMA_BYTES) };
-    expect(checkInputSchema(big)[0]).toMatch(/^\/inputSchema: is \d+ bytes as JSON, more than the limit of 65536$/);
+    expect(checkInputSchema(big)[0]).toMatch(/^\/inputSchema: is \d+ bytes as JSON, more than the limit of 16384$/);
     let deep: Record<string, unknown> = { type: 'object' };
     for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
     expect(checkInputSchema(deep)).toEqual(['/inputSchema: nests deeper than 32 levels']);

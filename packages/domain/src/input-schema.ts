@@ -23,7 +23,7 @@ import formats from 'ajv-formats';
 import { jsonDepth } from './mapping.ts';
 
 /** Largest `inputSchema`, bytes of its JSON text (UTF-8). */
-export const MAX_INPUT_SCHEMA_BYTES = 64 * 1024;
+export const MAX_INPUT_SCHEMA_BYTES = 16 * 1024;
 
 /** Deepest `inputSchema`: nesting levels of its JSON (`{}` is 1). */
 export const MAX_INPUT_SCHEMA_DEPTH = 32;
