@@ -54,8 +54,11 @@ export interface ScheduleRecord {
   version: number;
 }
 
-/** What a new schedule needs: everything its creator decides, including its first tick (null: none). */
-export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'createdAt' | 'updatedAt' | 'version'> & { next: NextTick | null };
+/**
+ * What a new schedule needs: everything its creator decides, including its first tick (null:
+ * none). `id` may be chosen beforehand (`newId()`), since the first tick's jitter depends on it.
+ */
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'createdAt' | 'updatedAt' | 'version'> & { id?: string; next: NextTick | null };
 
 /** Changes a client makes (each field optional); `next` when the spec, pause state or remaining runs moved the next tick. */
 export type ScheduleChanges = Partial<Pick<ScheduleRecord, 'name' | 'spec' | 'input' | 'overlapPolicy' | 'catchupWindowSeconds' | 'paused' | 'note' | 'remainingRuns'>> & {
@@ -75,8 +78,7 @@ export class Schedules {
 
   /** Stores a new schedule (version 1). Throws {@link DuplicateEntryError} when its workflow has one of that name. */
   async create(schedule: NewSchedule, now: Date): Promise<ScheduleRecord> {
-    const id = newId();
-    const { next, ...rest } = schedule;
+    const { id = newId(), next, ...rest } = schedule;
     const doc = { _id: oid(id), ...changesToDocument({ ...rest, next }), workflow_definition_id: oid(schedule.workflowDefinitionId), recent_runs: [], created_at: now, updated_at: now, version: 1 };
     await this.guardName(schedule.name, () => this.collection.insertOne(doc));
     return toRecord(doc);
