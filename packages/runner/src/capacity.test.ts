@@ -135,8 +135,12 @@ describe('the active-run cap', () => {
     await second.idle();
     expect(await h.repos.runs.countByStatus('completed')).toBe(total);
     // First entries follow the trigger order; only the three aborted calls ran again, first after the restart.
-    expect([...new Set(hold.entered)]).toEqual(Array.from({ length: total }, (_, n) => n));
-    expect(hold.entered.slice(8, 11)).toEqual([5, 6, 7]);
+    // Runs started together (the first three; the three aborted ones taken up at once by the new
+    // engine) may reach the step in any order; every other run follows trigger order.
+    expect(new Set(hold.entered.slice(0, 3))).toEqual(new Set([0, 1, 2]));
+    expect(hold.entered.slice(3, 8)).toEqual([3, 4, 5, 6, 7]);
+    expect(new Set(hold.entered.slice(8, 11))).toEqual(new Set([5, 6, 7]));
+    expect(hold.entered.slice(11)).toEqual(Array.from({ length: total - 8 }, (_, n) => n + 8));
     expect(h.executors.count('hold')).toBe(total + 3);
     expect(h.executors.count('echo')).toBe(total);
     await second.close();
