@@ -14,6 +14,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { StoreTiming } from '@switchyard/store';
 import type { Logger } from '@switchyard/runner';
+import { SharedRead } from '../shared-read.ts';
 import { BoundedLabelValues, DEFAULT_METRICS_MAX_WORKFLOWS } from './bounded-labels.ts';
 
 export { DEFAULT_METRICS_MAX_WORKFLOWS };
@@ -83,8 +84,8 @@ export class Metrics {
   private readonly logger: Logger | undefined;
   private readonly storeReadIntervalMs: number;
   private readonly now: () => number;
-  /** The last store read of each store-read gauge: when it began (ms) and its promise (shared by scrapes until stale). */
-  private readonly storeReads = new Map<string, { at: number; value: Promise<number> }>();
+  /** The shared read of each store-backed gauge, by metric name (see {@link MetricsOptions.storeReadIntervalMs}). */
+  private readonly storeReads = new Map<string, SharedRead<number>>();
 
   constructor(options: MetricsOptions = {}) {
     this.scrapeToken = options.scrapeToken ?? null;
@@ -194,15 +195,14 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  /** `read()`, or the read of `name` begun less than {@link storeReadIntervalMs} ago (in flight or settled). A failed read is not kept. */
+  /** The value of `read()` for gauge `name`, read at most once per {@link MetricsOptions.storeReadIntervalMs} and shared by concurrent scrapes. */
   #shared(name: string, read: () => Promise<number>): Promise<number> {
-    const now = this.now();
-    const last = this.storeReads.get(name);
-    if (last !== undefined && now - last.at < this.storeReadIntervalMs) return last.value;
-    const value = read();
-    this.storeReads.set(name, { at: now, value });
-    value.catch(() => this.storeReads.delete(name));
-    return value;
+    let shared = this.storeReads.get(name);
+    if (shared === undefined) {
+      shared = new SharedRead(read, { maxAgeMs: this.storeReadIntervalMs, now: this.now });
+      this.storeReads.set(name, shared);
+    }
+    return shared.get();
   }
 
   async #read(name: string, read: (sources: MetricsSources) => number | Promise<number>, set: (value: number) => void): Promise<void> {

@@ -17,6 +17,7 @@
  */
 import type { DocumentStore } from '@switchyard/store';
 import type { Clock, LoopStatus } from '@switchyard/runner';
+import { SharedRead } from '../shared-read.ts';
 
 /** One check of the report. `error` says why it failed (absent when `ok`). */
 export interface CheckResult {
@@ -79,21 +80,17 @@ const STALE_INTERVALS = 2;
 
 /** The readiness checks of one instance, cached (see the module comment). */
 export class Readiness {
-  private cached: { at: number; report: ReadinessReport } | null = null;
-  private inFlight: Promise<ReadinessReport> | null = null;
+  private readonly report: SharedRead<ReadinessReport>;
   /** How many store checks ran (tests assert that probes are cheap). */
   storeChecks = 0;
 
-  constructor(private readonly options: ReadinessOptions) {}
+  constructor(private readonly options: ReadinessOptions) {
+    this.report = new SharedRead(() => this.run(), { maxAgeMs: options.cacheMs ?? 1_000, now: () => options.clock.now().getTime() });
+  }
 
   /** The current report: cached when younger than `cacheMs`, else a fresh check (one at a time). Never rejects. */
   check(): Promise<ReadinessReport> {
-    const now = this.options.clock.now().getTime();
-    if (this.cached && now - this.cached.at < (this.options.cacheMs ?? 1_000)) return Promise.resolve(this.cached.report);
-    this.inFlight ??= this.run().finally(() => {
-      this.inFlight = null;
-    });
-    return this.inFlight;
+    return this.report.get();
   }
 
   private async run(): Promise<ReadinessReport> {
@@ -106,9 +103,7 @@ export class Readiness {
       if (status) checks[name] = loopCheck(status(), now);
     }
     const ok = Object.values(checks).every((check) => check.ok);
-    const report: ReadinessReport = { status: ok ? 'ready' : 'unavailable', checkedAt: now.toISOString(), checks };
-    this.cached = { at: now.getTime(), report };
-    return report;
+    return { status: ok ? 'ready' : 'unavailable', checkedAt: now.toISOString(), checks };
   }
 
   /** Upserts the health document within `timeoutMs`. */
