@@ -112,6 +112,23 @@ describe('audit trail without authentication', () => {
     expect((await svc.api.get(audit(id))).body.entries.map((e: any) => e.type)).toEqual(['workflow.created']);
   });
 
+  it('a creation keeps its entry when moving it to the trail fails: 201, and the entry shows at the next read, once', async () => {
+    const flush = svc.repos.audit.flushOutbox;
+    svc.repos.audit.flushOutbox = () => Promise.reject(new Error('disk full'));
+    let id: string;
+    try {
+      const created = await svc.api.post(wf(''), { name: uniqueName('audit-outbox'), canvas: CANVAS, nodes: [echoStep('A')] });
+      expect(created.status).toBe(201);
+      id = created.body.id;
+    } finally {
+      svc.repos.audit.flushOutbox = flush;
+    }
+    expect((await svc.api.put(wf(`/${id}`), { description: 'changed' })).status).toBe(200);
+    const entries = (await svc.api.get(audit(id))).body.entries.map((e: any) => e.type);
+    expect(entries).toEqual(['workflow.updated', 'workflow.created']);
+    expect((await svc.api.get(audit(id))).body.pagination.total).toBe(2);
+  });
+
   it('still deletes the runs of a deleted workflow when its `workflow.deleted` entry cannot be stored', async () => {
     const { workflowId, run } = await svc.runWorkflow({ name: uniqueName('audit-failure-delete'), canvas: CANVAS, nodes: [echoStep('A')] });
     const append = svc.repos.audit.append;

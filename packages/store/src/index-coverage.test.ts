@@ -310,6 +310,10 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
   audit: {
     append: ({ repos, workflowId }) => repos.audit.append({ workflowId, type: 'workflow.toggled', actor: ADA, payload: { enabled: true }, createdAt: NOW }),
     list: ({ repos, workflowId }) => repos.audit.list(workflowId, 1, 10),
+    flushOutbox: async ({ repos }) => {
+      const created = await repos.definitions.create({ name: 'outboxed', description: null, canvas: CANVAS, nodes: NODES, access: DEFAULT_LEGACY_ACCESS }, NOW, { type: 'workflow.created', actor: ADA, payload: { name: 'outboxed', version: 1 }, createdAt: NOW });
+      expect(await repos.audit.flushOutbox(created.id)).toBe(1);
+    },
   },
 };
 

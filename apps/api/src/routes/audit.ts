@@ -12,6 +12,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AdminAuditListQuery, AuditListQuery, AuditListResponse, ErrorBody, MAX_AUDIT_PER_PAGE, pagination, toAuditEntryView, type AuditListResponse as AuditPage } from '@switchyard/domain';
 import type { AppServices } from '../services/index.ts';
+import { flushAuditOutbox } from '../services/audit-trail.ts';
 import { requireWorkflow } from '../services/workflow-service.ts';
 import { WorkflowParams } from './params.ts';
 
@@ -25,6 +26,7 @@ const CATALOGUE =
 const auditRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   /** One page of `workflowId`'s trail as the API shows it. */
   const page = async (workflowId: string, pageNumber: number, perPage: number): Promise<AuditPage> => {
+    await flushAuditOutbox(services, workflowId);
     const { items, total } = await services.repos.audit.list(workflowId, pageNumber, perPage);
     return { workflowId, entries: items.map(toAuditEntryView), pagination: pagination(total, pageNumber, perPage) };
   };

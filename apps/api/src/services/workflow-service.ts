@@ -25,7 +25,7 @@ import { checkInputSchema, validateRunInput } from '@switchyard/domain/input-sch
 import { InvalidRequestError } from '@switchyard/domain';
 import type { WorkflowChanges } from '@switchyard/store';
 import type { AppServices } from './index.ts';
-import { recordAudit } from './audit-trail.ts';
+import { flushAuditOutbox, recordAudit } from './audit-trail.ts';
 
 /** The spec's message for triggering a disabled workflow. */
 export const WORKFLOW_DISABLED_MESSAGE = 'Workflow is disabled. Please enable the workflow before triggering a run.';
@@ -87,8 +87,16 @@ export async function createWorkflow(services: AppServices, body: WorkflowCreate
   const tags = normalizeTags(body.tags);
   const inputSchema = checkedInputSchema(body.inputSchema ?? null);
   const access = creatorAccess(creator);
-  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, inputSchema, access }, services.clock.now());
-  await recordAudit(services, created.id, 'workflow.created', actor, { name: created.name, version: created.version });
+  const now = services.clock.now();
+  // The definition and its `workflow.created` entry are one write (the audit outbox): a refused
+  // write stores neither, a stored one keeps its entry even when moving it to the trail fails.
+  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, inputSchema, access }, now, {
+    type: 'workflow.created',
+    actor,
+    payload: { name: body.name, version: 1 },
+    createdAt: now,
+  });
+  await flushAuditOutbox(services, created.id);
   return created;
 }
 
@@ -162,6 +170,8 @@ export async function toggleWorkflow(services: AppServices, id: string, enabled:
  */
 export async function deleteWorkflow(services: AppServices, id: string, actor: Actor): Promise<void> {
   const { name } = await requireWorkflow(services, id);
+  // Entries still pending on the definition go to the trail first: they would go with it (a failure is a 503, nothing deleted).
+  await services.repos.audit.flushOutbox(id);
   if (!(await services.repos.definitions.delete(id))) throw new NotFoundError('workflow');
   try {
     await recordAudit(services, id, 'workflow.deleted', actor, { name });

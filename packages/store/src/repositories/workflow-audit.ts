@@ -5,38 +5,76 @@
  * given, like a run event's), `created_at`. Index `workflow_created` (`workflow_id`, `created_at`
  * desc, `_id` desc) serves the newest-first pages.
  *
+ * **Outbox.** The store has no transaction spanning two collections, so an entry that must not be
+ * lost with its change travels inside the change's own write: `WorkflowDefinitions.create` stores
+ * the `workflow.created` entry in the new definition's `audit_outbox` (one insert: both or
+ * neither). {@link WorkflowAudit.flushOutbox} then moves pending entries here, under the id they
+ * already have (a repeated move finds the entry present and goes on), and pulls them from the
+ * definition. Callers move them right after the write, before any later entry of the workflow, and
+ * before the trail is read or the workflow deleted.
+ *
  * Entries are never deleted here: not with their workflow (`deleteWorkflow` removes runs, node
  * runs, run events and idempotency keys, not this), not by the retention sweeper (which only
  * deletes ended runs). The trail grows with definition and access changes only, never with runs.
  */
 import type { AuditEntryOf, AuditEntryRecord, AuditEventType } from '@switchyard/domain';
 import { fromStoredUserData, toStoredUserData } from '@switchyard/domain';
-import type { Document, DocumentCollection, DocumentStore } from '../document-collection.ts';
+import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { hexId, newId, oid } from './documents.ts';
 
 export const WORKFLOW_AUDIT = 'workflow_audit';
+/** The definitions' collection, whose documents carry pending entries in `audit_outbox` (see the module comment). */
+const DEFINITIONS = 'workflow_definitions';
 
 /** An entry of type `T` to append: everything but its id. */
 export type NewAuditEntry<T extends AuditEventType = AuditEventType> = Omit<AuditEntryOf<T>, 'id' | 'seq'>;
 
+/** The stored document of `entry` under a new id: what {@link WorkflowAudit.append} inserts and an outbox holds. */
+export function auditDocument(entry: NewAuditEntry): Document {
+  return {
+    _id: oid(newId()),
+    workflow_id: oid(entry.workflowId),
+    type: entry.type,
+    actor: { user_id: entry.actor.userId, username: entry.actor.username, via: entry.actor.via },
+    payload: toStoredUserData(entry.payload),
+    created_at: entry.createdAt,
+  };
+}
+
 export class WorkflowAudit {
   private readonly collection: DocumentCollection;
+  private readonly definitions: DocumentCollection;
   constructor(store: DocumentStore) {
     this.collection = store.collection(WORKFLOW_AUDIT);
+    this.definitions = store.collection(DEFINITIONS);
   }
 
   /** Appends one entry; returns it with its new id. Throws store errors (the caller decides what a lost entry means). */
   async append<T extends AuditEventType>(entry: NewAuditEntry<T>): Promise<AuditEntryOf<T>> {
-    const id = newId();
-    await this.collection.insertOne({
-      _id: oid(id),
-      workflow_id: oid(entry.workflowId),
-      type: entry.type,
-      actor: { user_id: entry.actor.userId, username: entry.actor.username, via: entry.actor.via },
-      payload: toStoredUserData(entry.payload),
-      created_at: entry.createdAt,
-    });
-    return { ...entry, id };
+    const doc = auditDocument(entry);
+    await this.collection.insertOne(doc);
+    return { ...entry, id: hexId(doc) };
+  }
+
+  /**
+   * Moves the entries pending in workflow `workflowId`'s `audit_outbox` to the trail, oldest first
+   * (see the module comment); returns how many were pending (0 when the workflow does not exist).
+   * Throws store errors: what was not moved stays pending, and a later call moves it.
+   */
+  async flushOutbox(workflowId: string): Promise<number> {
+    const definition = await this.definitions.findOne({ _id: oid(workflowId) }, { projection: { audit_outbox: 1 } });
+    const pending = Array.isArray(definition?.audit_outbox) ? (definition.audit_outbox as Document[]) : [];
+    if (pending.length === 0) return 0;
+    for (const doc of pending) {
+      try {
+        await this.collection.insertOne({ ...doc });
+      } catch (error) {
+        // Moved before, by a call that could not pull it from the outbox afterwards.
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    await this.definitions.updateOne({ _id: oid(workflowId) }, { $pull: { audit_outbox: { _id: { $in: pending.map((doc) => doc._id) } } } });
+    return pending.length;
   }
 
   /**

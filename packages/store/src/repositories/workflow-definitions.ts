@@ -9,6 +9,7 @@
 import { DuplicateEntryError, EVERYONE, accessPrincipals, immutable, type WorkflowAccess, type WorkflowRecord } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { documentToRecord, escapeRegex, hexId, newId, oid, recordToDocument } from './documents.ts';
+import { auditDocument, type NewAuditEntry } from './workflow-audit.ts';
 
 export const WORKFLOW_DEFINITIONS = 'workflow_definitions';
 
@@ -80,12 +81,18 @@ export class WorkflowDefinitions {
 
   /**
    * Inserts a new definition (version 1, disabled; no tags or inputSchema unless given) with `access` (required:
-   * a forgotten access list must not default to a wide one). Throws DuplicateEntryError on a
-   * taken name.
+   * a forgotten access list must not default to a wide one). `audit`, the audit entry of the
+   * creation (about this new workflow), is stored with it in `audit_outbox`, in the same insert
+   * (WorkflowAudit.flushOutbox moves it to the trail). Throws DuplicateEntryError on a taken name.
    */
-  async create(fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[]; inputSchema?: Record<string, unknown> | null }, now: Date): Promise<WorkflowRecord> {
+  async create(
+    fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[]; inputSchema?: Record<string, unknown> | null },
+    now: Date,
+    audit?: Omit<NewAuditEntry, 'workflowId'>,
+  ): Promise<WorkflowRecord> {
     const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], inputSchema: fields.inputSchema ?? null, enabled: false, version: 1, createdAt: now, updatedAt: now };
-    const doc = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
+    const doc: Document = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
+    if (audit) doc.audit_outbox = [auditDocument({ ...audit, workflowId: record.id } as NewAuditEntry)];
     await this.guardName(fields.name, () => this.collection.insertOne(doc));
     return record;
   }
@@ -164,7 +171,7 @@ export class WorkflowDefinitions {
 
 /** Document -> record; a definition stored before tags (or inputSchema) existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
 function toRecord(doc: Document): WorkflowRecord {
-  const { accessPrincipals: _principals, ...record } = documentToRecord<WorkflowRecord & { accessPrincipals?: unknown }>(doc);
+  const { accessPrincipals: _principals, auditOutbox: _outbox, ...record } = documentToRecord<WorkflowRecord & { accessPrincipals?: unknown; auditOutbox?: unknown }>(doc);
   return { ...record, tags: Array.isArray(record.tags) ? record.tags : [], inputSchema: record.inputSchema ?? null, access: accessOfDocument(doc) };
 }
 
