@@ -17,6 +17,7 @@ export {
 export { DEFAULT_MAX_OUTPUT_BYTES } from './output-limit.ts';
 export { RunLedger } from './ledger.ts';
 export { TimeoutSweeper, type TimeoutSweeperOptions } from './sweeper.ts';
+export { ScheduleLoop, nextTickAfter, type FireOutcome, type FireTick, type ScheduleLoopOptions } from './schedule-loop.ts';
 export { RetentionSweeper, deleteEndedRun, type RetentionSweeperOptions, type RunDeletion } from './retention.ts';
 export { recordDecision, type DecisionDeps } from './decisions.ts';
 export { appendReported } from './recorded-events.ts';

@@ -371,6 +371,13 @@ describe.each(contractBackends())('DocumentStore contract: $name', (backend) => 
       expect(await items.findOne({ _id: 1 })).toEqual({ _id: 1, tags: ['a', 'b', 'c'], list: [1, 3], low: 3, high: 9, n: 3 });
     });
 
+    it('$push with $each and $slice keeps the last N (the schedules\' recent_runs)', async () => {
+      const items = fresh<{ _id: number; recent: number[] }>();
+      await items.insertOne({ _id: 1, recent: [] });
+      for (let i = 0; i < 5; i += 1) await items.updateOne({ _id: 1 }, { $push: { recent: { $each: [i], $slice: -3 } } });
+      expect(await items.findOne({ _id: 1 })).toEqual({ _id: 1, recent: [2, 3, 4] });
+    });
+
     it('keeps equality lookups right across updates and deletes', async () => {
       const nodes = fresh();
       await nodes.createIndex({ run_id: 1, key: 1 });

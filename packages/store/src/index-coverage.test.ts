@@ -156,6 +156,7 @@ interface World {
   runId: string;
   childRunId: string;
   nodeRunId: string;
+  scheduleId: string;
 }
 
 type Exercise = (world: World) => Promise<unknown>;
@@ -315,11 +316,28 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
       expect(await repos.audit.flushOutbox(created.id)).toBe(1);
     },
   },
+  schedules: {
+    create: ({ repos, workflowId }) => repos.schedules.create(newSchedule(workflowId, 'second'), NOW),
+    get: ({ repos, scheduleId }) => repos.schedules.get(scheduleId),
+    list: ({ repos, workflowId }) => repos.schedules.list(workflowId, 1, 10),
+    listAll: async ({ repos, workflowId }) => [await repos.schedules.listAll({}, 1, 10), await repos.schedules.listAll({ workflowIds: [workflowId, newId()] }, 1, 10)],
+    update: ({ repos, scheduleId }) => repos.schedules.update(scheduleId, { note: 'n', paused: false }, NOW, 1),
+    listDue: ({ repos }) => repos.schedules.listDue(LATER, 10),
+    claimTick: async ({ repos, scheduleId }) => {
+      expect(await repos.schedules.claimTick(scheduleId, NOW, { fireAt: LATER, dueAt: LATER }, NOW, 3)).not.toBeNull();
+      expect(await repos.schedules.claimTick(scheduleId, NOW, { fireAt: LATER, dueAt: LATER }, NOW)).toBeNull();
+    },
+    refundRun: ({ repos, scheduleId }) => repos.schedules.refundRun(scheduleId),
+    recordRecent: ({ repos, scheduleId }) => repos.schedules.recordRecent(scheduleId, { scheduledAt: NOW, status: 'skipped', reason: 'r' }),
+    delete: ({ repos }) => repos.schedules.delete(newId()),
+    deleteByWorkflow: ({ repos }) => repos.schedules.deleteByWorkflow(newId()),
+  },
 };
 
 /** Methods not listed above because they are private helpers, run by the public methods that call them. */
 const PRIVATE_HELPERS: { [R in keyof Repositories]?: readonly string[] } = {
   definitions: ['guardName'],
+  schedules: ['guardName', 'page'],
   runs: ['cas'],
   nodeRuns: ['recordAttempt'],
   events: ['notify'],
@@ -331,6 +349,11 @@ function newRun(workflowId: string, parentRunId: string | null) {
     definitionSnapshot: { name: 'w', description: null, canvas: CANVAS, nodes: NODES }, parentRunId, resolvedDependencies: [],
     triggeringUserId: 'u-1', triggeringUsername: 'ada', triggeringScopes: ['workflows-control'], timeoutSeconds: 60,
   };
+}
+
+function newSchedule(workflowId: string, name: string) {
+  const spec = { cron: null, intervalSeconds: 60, offsetSeconds: 0, timezone: 'UTC', startAt: null, endAt: null, jitterSeconds: 0 };
+  return { workflowDefinitionId: workflowId, name, spec, input: {}, overlapPolicy: 'skip' as const, catchupWindowSeconds: 60, paused: false, note: null, remainingRuns: 3, next: { fireAt: NOW, dueAt: NOW } };
 }
 
 function nodeKey(workflowId: string, runId: string, nodeId: string) {
@@ -379,7 +402,8 @@ describe('every repository query is served by a declared index', () => {
     const run = await repos.runs.create(newRun(workflow.id, null), NOW);
     const child = await repos.runs.create(newRun(workflow.id, run.id), NOW);
     const nodeRun = await repos.nodeRuns.startAttempt({ ...nodeKey(workflow.id, run.id, 'a'), inputSnapshot: { in: 1 } }, NOW);
-    const world: World = { repos, workflowId: workflow.id, runId: run.id, childRunId: child.id, nodeRunId: nodeRun.id };
+    const schedule = await repos.schedules.create(newSchedule(workflow.id, 'first'), NOW);
+    const world: World = { repos, workflowId: workflow.id, runId: run.id, childRunId: child.id, nodeRunId: nodeRun.id, scheduleId: schedule.id };
     let exercised = 0;
     for (const [name, exercises] of Object.entries(EXERCISES)) {
       for (const [methodName, exercise] of Object.entries(exercises)) {

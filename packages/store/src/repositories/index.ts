@@ -6,6 +6,7 @@ import { IdempotencyKeys } from './idempotency-keys.ts';
 import { ensureIndexes } from './indexes.ts';
 import { NodeRuns } from './node-runs.ts';
 import { RunEvents } from './run-events.ts';
+import { Schedules } from './schedules.ts';
 import { WorkflowAudit } from './workflow-audit.ts';
 import { WorkflowDefinitions } from './workflow-definitions.ts';
 import { WorkflowRuns } from './workflow-runs.ts';
@@ -13,6 +14,17 @@ import { WorkflowRuns } from './workflow-runs.ts';
 export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type AppendedRunEvent, type RunEventFilter, type RunEventListener } from './run-events.ts';
+export {
+  Schedules,
+  SCHEDULES,
+  MAX_RECENT_RUNS,
+  type NewSchedule,
+  type NextTick,
+  type RecentScheduleRun,
+  type ScheduleChanges,
+  type ScheduleListFilter,
+  type ScheduleRecord,
+} from './schedules.ts';
 export { WorkflowAudit, WORKFLOW_AUDIT, type NewAuditEntry } from './workflow-audit.ts';
 export { WorkflowDefinitions, type WorkflowChanges, type WorkflowListFilter } from './workflow-definitions.ts';
 export { WorkflowRuns, type ClaimedRun, type DecidedRun, type NewRun, type RunGate, type RunListFilter, type RunOutcome } from './workflow-runs.ts';
@@ -28,6 +40,8 @@ export interface Repositories {
   idempotencyKeys: IdempotencyKeys;
   /** Who changed each workflow's definition or access (kept after the workflow is deleted). */
   audit: WorkflowAudit;
+  /** Workflow schedules and their tick claims (schedules.ts). */
+  schedules: Schedules;
 }
 
 /** Builds the repositories and creates their indexes (`ensureIndexes`, indexes.ts: idempotent; call at start). */
@@ -39,6 +53,7 @@ export async function openRepositories(store: DocumentStore): Promise<Repositori
     events: new RunEvents(store),
     idempotencyKeys: new IdempotencyKeys(store),
     audit: new WorkflowAudit(store),
+    schedules: new Schedules(store),
   };
   await ensureIndexes(store);
   return repositories;

@@ -9,6 +9,7 @@ import type { DocumentStore, IndexOptions } from '../document-collection.ts';
 import { IDEMPOTENCY_KEYS } from './idempotency-keys.ts';
 import { NODE_RUNS } from './node-runs.ts';
 import { RUN_EVENTS } from './run-events.ts';
+import { SCHEDULES } from './schedules.ts';
 import { WORKFLOW_AUDIT } from './workflow-audit.ts';
 import { WORKFLOW_DEFINITIONS } from './workflow-definitions.ts';
 import { WORKFLOW_RUNS } from './workflow-runs.ts';
@@ -87,6 +88,12 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
     { name: 'workflow', keys: { workflow_definition_id: 1 }, serves: ['IdempotencyKeys.deleteByWorkflow'] },
   ],
   [WORKFLOW_AUDIT]: [{ name: 'workflow_created', keys: { workflow_id: 1, created_at: -1, _id: -1 }, serves: ['WorkflowAudit.list'] }],
+  [SCHEDULES]: [
+    { name: 'workflow_name_unique', keys: { workflow_definition_id: 1, name: 1 }, options: { unique: true }, serves: ['names are unique per workflow (Schedules.create, update)', 'Schedules.deleteByWorkflow'] },
+    { name: 'workflow_created', keys: { workflow_definition_id: 1, created_at: -1, _id: -1 }, serves: ['Schedules.list (of a workflow, newest first)', 'Schedules.listAll (of some workflows)'] },
+    { name: 'created', keys: { created_at: -1, _id: -1 }, serves: ['Schedules.listAll (across workflows, newest first)'] },
+    { name: 'due', keys: { paused: 1, due_at: 1 }, serves: ['Schedules.listDue (the schedule loop: unpaused, longest-due first)'] },
+  ],
 };
 
 /**

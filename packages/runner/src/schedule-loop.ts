@@ -1,0 +1,155 @@
+/**
+ * The schedule loop (issue #21 item 1): every `intervalMs`, takes the schedules whose next tick
+ * is due (`Schedules.listDue`) and, for each due tick in order:
+ * - claims it with `Schedules.claimTick`, a compare-and-set on `next_fire_at` that moves it to the
+ *   following tick, so of any number of loops (engines) sharing a store exactly one takes a tick;
+ * - if the tick is due by more than the schedule's `catchupWindowSeconds` (the loop was down or
+ *   behind), does not fire it: one claim skips every tick before the window and records one
+ *   `skipped` outcome naming them;
+ * - else fires it through the injected {@link ScheduleLoopOptions.fire} (the API creates the run,
+ *   idempotently keyed by `(scheduleId, scheduledAt)`, applying the overlap policy and the
+ *   workflow's enabled flag) and records the outcome in `recent_runs`.
+ * `remainingRuns` is taken in the claim of a tick to fire (never for a skipped one) and given back
+ * when `fire` reports the tick skipped or fails. Time comes from the injected `Clock` only.
+ */
+import { jitterMs, nextTicks, type ScheduleSpec } from '@switchyard/domain/schedule-spec';
+import type { NextTick, ScheduleRecord, Schedules } from '@switchyard/store';
+import { systemClock, type Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
+import { LoopClock, type LoopStatus } from './loop-status.ts';
+
+/** What {@link ScheduleLoopOptions.fire} did with a tick: started a run, or skipped it (overlap policy, disabled workflow) and why. */
+export type FireOutcome = { started: true; runId: string; runStatus: string; startedAt: Date } | { started: false; reason: string };
+
+/**
+ * Starts the run of one tick. `schedule` is the schedule as claimed (its `nextFireAt` already the
+ * following tick; `overlapPolicy`, `input`, `workflowDefinitionId` as stored); `scheduledAt` the
+ * tick's nominal instant. Must be idempotent per `(schedule.id, scheduledAt)`. A throw is logged,
+ * recorded as a skipped tick and gives the run back.
+ */
+export type FireTick = (schedule: ScheduleRecord, scheduledAt: Date) => Promise<FireOutcome>;
+
+export interface ScheduleLoopOptions {
+  schedules: Schedules;
+  fire: FireTick;
+  logger: Logger;
+  clock?: Clock;
+  /** Pass period, milliseconds (default 1,000). */
+  intervalMs?: number;
+  /** Most schedules one pass takes (default 100; the rest wait for the next pass). */
+  batchSize?: number;
+  /** Most ticks of one schedule one pass fires (default 100: a catch-up of many ticks is spread over passes). */
+  maxTicksPerSchedule?: number;
+}
+
+/** The tick after `after` of a schedule with id `scheduleId`, with its jittered due time; null when the spec has none left. */
+export function nextTickAfter(scheduleId: string, spec: ScheduleSpec, after: Date): NextTick | null {
+  const [fireAt] = nextTicks(spec, after, 1);
+  return fireAt ? { fireAt, dueAt: new Date(fireAt.getTime() + jitterMs(spec, scheduleId, fireAt)) } : null;
+}
+
+export class ScheduleLoop {
+  private cancelTimer: (() => void) | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private readonly clock: Clock;
+  private readonly loop: LoopClock;
+
+  constructor(private readonly options: ScheduleLoopOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 1_000);
+  }
+
+  /** The loop's state (loop-status.ts): `lastRunAt` is when the last pass finished without an error. */
+  loopStatus(): LoopStatus {
+    return this.loop.status;
+  }
+
+  /** One pass over the due schedules (see the module comment). Resolves to how many ticks it fired (started a run for). Rejects with store errors. */
+  async pass(): Promise<number> {
+    const now = this.clock.now();
+    let fired = 0;
+    for (const schedule of await this.options.schedules.listDue(now, this.options.batchSize ?? 100)) {
+      try {
+        fired += await this.runDueTicks(schedule, now);
+      } catch (error) {
+        this.options.logger.error({ err: error, scheduleId: schedule.id }, 'schedule tick failed');
+      }
+    }
+    return fired;
+  }
+
+  /** Claims and handles the due ticks of one schedule, in order, until none is due, another loop wins one, or the per-pass bound. */
+  private async runDueTicks(schedule: ScheduleRecord, now: Date): Promise<number> {
+    const { schedules, logger } = this.options;
+    const windowStart = new Date(now.getTime() - schedule.catchupWindowSeconds * 1000);
+    let current: ScheduleRecord | null = schedule;
+    let fired = 0;
+    for (let n = 0; n < (this.options.maxTicksPerSchedule ?? 100); n++) {
+      if (!current || current.paused || !current.nextFireAt || !current.dueAt || current.dueAt > now || current.remainingRuns === 0) break;
+      const tick: Date = current.nextFireAt;
+      if (current.dueAt < windowStart) {
+        // Too late: skip this tick and every other one before the window, in one claim.
+        const next = nextTickAfter(current.id, current.spec, new Date(windowStart.getTime() - 1));
+        const claimed = await schedules.claimTick(current.id, tick, next, now);
+        if (claimed) {
+          const reason = `missed by more than the catch-up window (${current.catchupWindowSeconds} s): ticks from ${tick.toISOString()} to before ${next ? next.fireAt.toISOString() : 'the end'} skipped`;
+          await schedules.recordRecent(current.id, { scheduledAt: tick, status: 'skipped', reason });
+          logger.warn({ scheduleId: current.id, scheduledAt: tick, resumesAt: next?.fireAt ?? null }, 'schedule ticks skipped (outside the catch-up window)');
+        }
+        current = claimed;
+        continue;
+      }
+      const claimed = await schedules.claimTick(current.id, tick, nextTickAfter(current.id, current.spec, tick), now, current.remainingRuns);
+      if (!claimed) break; // another loop took it (or a client changed the schedule): it goes on from there
+      if (await this.fireTick(claimed, tick, current.remainingRuns !== null)) fired += 1;
+      current = claimed;
+    }
+    return fired;
+  }
+
+  /** Fires one claimed tick and records its outcome; gives the run back unless one started. True when a run started. */
+  private async fireTick(schedule: ScheduleRecord, scheduledAt: Date, tookRun: boolean): Promise<boolean> {
+    const { schedules, logger } = this.options;
+    let outcome: FireOutcome;
+    try {
+      outcome = await this.options.fire(schedule, scheduledAt);
+    } catch (error) {
+      logger.error({ err: error, scheduleId: schedule.id, scheduledAt }, 'scheduled run not started');
+      outcome = { started: false, reason: `the run could not be started: ${(error as Error)?.message ?? String(error)}` };
+    }
+    if (outcome.started) {
+      await schedules.recordRecent(schedule.id, { scheduledAt, startedAt: outcome.startedAt, runId: outcome.runId, status: outcome.runStatus });
+      logger.info({ scheduleId: schedule.id, scheduledAt, runId: outcome.runId }, 'scheduled run started');
+      return true;
+    }
+    if (tookRun) await schedules.refundRun(schedule.id);
+    await schedules.recordRecent(schedule.id, { scheduledAt, status: 'skipped', reason: outcome.reason });
+    logger.info({ scheduleId: schedule.id, scheduledAt, reason: outcome.reason }, 'schedule tick skipped');
+    return false;
+  }
+
+  /** Runs a pass every `intervalMs` until {@link stop}; a pass still running when the timer fires again is not overlapped. */
+  start(): void {
+    if (this.cancelTimer) return;
+    this.loop.started();
+    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 1_000, () => {
+      if (this.busy) return;
+      this.busy = true;
+      this.running = this.pass().then(
+        () => this.loop.ran(),
+        (error: unknown) => this.options.logger.error({ err: error }, 'schedule pass failed'),
+      ).finally(() => {
+        this.busy = false;
+      });
+    });
+  }
+
+  /** Stops the loop; resolves once a pass in progress has finished. */
+  async stop(): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.loop.stopped();
+    await this.running;
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * `schedules` repository (issue #21 item 1; domain schedule-spec.ts, runner schedule-loop.ts): one
+ * document per schedule of a workflow. Fields (snake_case): `workflow_definition_id` (ObjectId),
+ * `name` (unique per workflow), the spec (`cron`, `interval_seconds`, `offset_seconds`,
+ * `timezone`, `start_at`, `end_at`, `jitter_seconds`), `input` (user data, keys escaped),
+ * `overlap_policy`, `catchup_window_seconds`, `paused`, `note`, `remaining_runs` (null =
+ * unlimited), `next_fire_at` (the next nominal tick; null when none is left), `due_at`
+ * (`next_fire_at` + the tick's jitter: when the loop takes it), `recent_runs` (the last
+ * {@link MAX_RECENT_RUNS} outcomes, oldest first), `created_at`, `updated_at`, `version` (+1 on
+ * every change a client makes; the loop's writes leave it alone).
+ *
+ * Exactly once per tick: {@link Schedules.claimTick} is a compare-and-set on `next_fire_at` (a
+ * single-document atomic update on both backends), so of any number of loops that read the same
+ * due tick exactly one moves it on and fires it.
+ */
+import { DuplicateEntryError, fromStoredUserData, toStoredUserData } from '@switchyard/domain';
+import type { OverlapPolicy, ScheduleSpec } from '@switchyard/domain/schedule-spec';
+import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
+import { hexId, newId, oid } from './documents.ts';
+
+export const SCHEDULES = 'schedules';
+
+/** How many outcomes a schedule keeps in `recent_runs`. */
+export const MAX_RECENT_RUNS = 10;
+
+/** One outcome of a tick: a run started for it, or why none was. */
+export type RecentScheduleRun =
+  | { scheduledAt: Date; startedAt: Date; runId: string; status: string }
+  | { scheduledAt: Date; status: 'skipped'; reason: string };
+
+/** The next tick of a schedule: its nominal instant and when the loop takes it (with jitter). */
+export interface NextTick {
+  fireAt: Date;
+  dueAt: Date;
+}
+
+/** A stored schedule (camelCase). */
+export interface ScheduleRecord {
+  id: string;
+  workflowDefinitionId: string;
+  name: string;
+  spec: ScheduleSpec;
+  input: Record<string, unknown>;
+  overlapPolicy: OverlapPolicy;
+  catchupWindowSeconds: number;
+  paused: boolean;
+  note: string | null;
+  remainingRuns: number | null;
+  nextFireAt: Date | null;
+  dueAt: Date | null;
+  recentRuns: RecentScheduleRun[];
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+/**
+ * What a new schedule needs: everything its creator decides, including its first tick (null:
+ * none). `id` may be chosen beforehand (`newId()`), since the first tick's jitter depends on it.
+ */
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'createdAt' | 'updatedAt' | 'version'> & { id?: string; next: NextTick | null };
+
+/** Changes a client makes (each field optional); `next` when the spec, pause state or remaining runs moved the next tick. */
+export type ScheduleChanges = Partial<Pick<ScheduleRecord, 'name' | 'spec' | 'input' | 'overlapPolicy' | 'catchupWindowSeconds' | 'paused' | 'note' | 'remainingRuns'>> & {
+  next?: NextTick | null;
+};
+
+/** Filter of {@link Schedules.listAll}: only the schedules of these workflows (e.g. those a caller may see). */
+export interface ScheduleListFilter {
+  workflowIds?: readonly string[];
+}
+
+export class Schedules {
+  private readonly collection: DocumentCollection;
+  constructor(store: DocumentStore) {
+    this.collection = store.collection(SCHEDULES);
+  }
+
+  /** Stores a new schedule (version 1). Throws {@link DuplicateEntryError} when its workflow has one of that name. */
+  async create(schedule: NewSchedule, now: Date): Promise<ScheduleRecord> {
+    const { id = newId(), next, ...rest } = schedule;
+    const doc = { _id: oid(id), ...changesToDocument({ ...rest, next }), workflow_definition_id: oid(schedule.workflowDefinitionId), recent_runs: [], created_at: now, updated_at: now, version: 1 };
+    await this.guardName(schedule.name, () => this.collection.insertOne(doc));
+    return toRecord(doc);
+  }
+
+  /** The schedule, or null. */
+  async get(id: string): Promise<ScheduleRecord | null> {
+    const doc = await this.collection.findOne({ _id: oid(id) });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** One page of a workflow's schedules, newest first, and their total. `page` is 1-based; callers bound `perPage`. */
+  async list(workflowId: string, page: number, perPage: number): Promise<{ items: ScheduleRecord[]; total: number }> {
+    return this.page({ workflow_definition_id: oid(workflowId) }, page, perPage);
+  }
+
+  /** One page of the schedules across workflows (or of `filter.workflowIds`), newest first, and their total. */
+  async listAll(filter: ScheduleListFilter, page: number, perPage: number): Promise<{ items: ScheduleRecord[]; total: number }> {
+    return this.page(filter.workflowIds ? { workflow_definition_id: { $in: filter.workflowIds.map(oid) } } : {}, page, perPage);
+  }
+
+  /**
+   * Applies `changes` and adds 1 to `version`; with `expectedVersion`, only if the schedule still
+   * has that version (a compare-and-set for read-modify-write clients). Returns the schedule after,
+   * or null when it does not exist (or has another version). Throws {@link DuplicateEntryError} on a
+   * name clash.
+   */
+  async update(id: string, changes: ScheduleChanges, now: Date, expectedVersion?: number): Promise<ScheduleRecord | null> {
+    const filter: Document = { _id: oid(id) };
+    if (expectedVersion !== undefined) filter.version = expectedVersion;
+    const update = { $set: { ...changesToDocument(changes), updated_at: now }, $inc: { version: 1 } };
+    const doc = await this.guardName(changes.name, () => this.collection.findOneAndUpdate(filter, update));
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Deletes the schedule; false when there was none. */
+  async delete(id: string): Promise<boolean> {
+    return (await this.collection.deleteOne({ _id: oid(id) })).deletedCount === 1;
+  }
+
+  /** Deletes every schedule of a workflow (with the workflow); returns how many. */
+  async deleteByWorkflow(workflowId: string): Promise<number> {
+    return (await this.collection.deleteMany({ workflow_definition_id: oid(workflowId) })).deletedCount;
+  }
+
+  /**
+   * Up to `limit` schedules whose next tick is due (`due_at` ≤ `now`), not paused and with runs
+   * left, the longest-due first.
+   */
+  async listDue(now: Date, limit: number): Promise<ScheduleRecord[]> {
+    const docs = await this.collection.find({ paused: false, due_at: { $lte: now }, remaining_runs: { $ne: 0 } }, { sort: { due_at: 1 }, limit });
+    return docs.map(toRecord);
+  }
+
+  /**
+   * The tick claim: moves the schedule's next tick from `expectedNextFireAt` to `next` (null: no
+   * tick left) if it is still `expectedNextFireAt` and the schedule is not paused — a
+   * compare-and-set, so one caller wins a tick. With `consumeFrom` (the `remainingRuns` the caller
+   * read, ≥ 1) it also takes one of the remaining runs, in the same write and only if that count
+   * is unchanged; without it `remaining_runs` is left alone (a skipped tick, or unlimited runs).
+   * Returns the schedule after the claim, or null when another caller (or a client's change) came
+   * first. `version` is not changed.
+   */
+  async claimTick(scheduleId: string, expectedNextFireAt: Date, next: NextTick | null, now: Date, consumeFrom: number | null = null): Promise<ScheduleRecord | null> {
+    const filter: Document = { _id: oid(scheduleId), next_fire_at: expectedNextFireAt, paused: false };
+    const set: Document = { next_fire_at: next?.fireAt ?? null, due_at: next?.dueAt ?? null, last_claimed_at: now };
+    if (consumeFrom !== null) {
+      filter.remaining_runs = consumeFrom;
+      set.remaining_runs = consumeFrom - 1;
+    }
+    const doc = await this.collection.findOneAndUpdate(filter, { $set: set });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Gives back a run taken by {@link claimTick} whose tick ended up not starting one (a disabled workflow, an overlap skip). No-op for unlimited schedules. */
+  async refundRun(scheduleId: string): Promise<void> {
+    await this.collection.updateOne({ _id: oid(scheduleId), remaining_runs: { $ne: null } }, { $inc: { remaining_runs: 1 } });
+  }
+
+  /** Appends one outcome to `recent_runs`, keeping the last {@link MAX_RECENT_RUNS} (`$push` with `$each`/`$slice`, on both backends). */
+  async recordRecent(scheduleId: string, outcome: RecentScheduleRun): Promise<void> {
+    const entry: Document = { scheduled_at: outcome.scheduledAt, status: outcome.status };
+    if ('runId' in outcome) Object.assign(entry, { started_at: outcome.startedAt, run_id: oid(outcome.runId) });
+    else entry.reason = outcome.reason;
+    const push: Document = { recent_runs: { $each: [entry], $slice: -MAX_RECENT_RUNS } };
+    await this.collection.updateOne({ _id: oid(scheduleId) }, { $push: push });
+  }
+
+  private async page(filter: Document, page: number, perPage: number): Promise<{ items: ScheduleRecord[]; total: number }> {
+    const [docs, total] = await Promise.all([
+      this.collection.find(filter, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
+      this.collection.countDocuments(filter),
+    ]);
+    return { items: docs.map(toRecord), total };
+  }
+
+  private async guardName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isDuplicateKeyError(error)) throw new DuplicateEntryError(`This workflow already has a schedule named '${name}'`);
+      throw error;
+    }
+  }
+}
+
+/** The document fields of `changes` (those given). */
+function changesToDocument(changes: ScheduleChanges): Document {
+  const doc: Document = {};
+  if (changes.name !== undefined) doc.name = changes.name;
+  if (changes.spec !== undefined) {
+    const { spec } = changes;
+    Object.assign(doc, {
+      cron: spec.cron, interval_seconds: spec.intervalSeconds, offset_seconds: spec.offsetSeconds, timezone: spec.timezone,
+      start_at: spec.startAt, end_at: spec.endAt, jitter_seconds: spec.jitterSeconds,
+    });
+  }
+  if (changes.input !== undefined) doc.input = toStoredUserData(changes.input);
+  if (changes.overlapPolicy !== undefined) doc.overlap_policy = changes.overlapPolicy;
+  if (changes.catchupWindowSeconds !== undefined) doc.catchup_window_seconds = changes.catchupWindowSeconds;
+  if (changes.paused !== undefined) doc.paused = changes.paused;
+  if (changes.note !== undefined) doc.note = changes.note;
+  if (changes.remainingRuns !== undefined) doc.remaining_runs = changes.remainingRuns;
+  if (changes.next !== undefined) Object.assign(doc, { next_fire_at: changes.next?.fireAt ?? null, due_at: changes.next?.dueAt ?? null });
+  return doc;
+}
+
+function toRecent(entry: Document): RecentScheduleRun {
+  if (entry.status === 'skipped') return { scheduledAt: entry.scheduled_at as Date, status: 'skipped', reason: entry.reason as string };
+  return { scheduledAt: entry.scheduled_at as Date, startedAt: entry.started_at as Date, runId: (entry.run_id as { toHexString(): string }).toHexString(), status: entry.status as string };
+}
+
+function toRecord(doc: Document): ScheduleRecord {
+  return {
+    id: hexId(doc),
+    workflowDefinitionId: (doc.workflow_definition_id as { toHexString(): string }).toHexString(),
+    name: doc.name as string,
+    spec: {
+      cron: (doc.cron as string | null) ?? null,
+      intervalSeconds: (doc.interval_seconds as number | null) ?? null,
+      offsetSeconds: (doc.offset_seconds as number | undefined) ?? 0,
+      timezone: (doc.timezone as string | undefined) ?? 'UTC',
+      startAt: (doc.start_at as Date | null) ?? null,
+      endAt: (doc.end_at as Date | null) ?? null,
+      jitterSeconds: (doc.jitter_seconds as number | undefined) ?? 0,
+    },
+    input: (fromStoredUserData(doc.input) ?? {}) as Record<string, unknown>,
+    overlapPolicy: doc.overlap_policy as OverlapPolicy,
+    catchupWindowSeconds: doc.catchup_window_seconds as number,
+    paused: doc.paused === true,
+    note: (doc.note as string | null) ?? null,
+    remainingRuns: (doc.remaining_runs as number | null) ?? null,
+    nextFireAt: (doc.next_fire_at as Date | null) ?? null,
+    dueAt: (doc.due_at as Date | null) ?? null,
+    recentRuns: ((doc.recent_runs as Document[] | undefined) ?? []).map(toRecent),
+    createdAt: doc.created_at as Date,
+    updatedAt: doc.updated_at as Date,
+    version: doc.version as number,
+  };
+}
