@@ -73,7 +73,7 @@ export class WorkflowAudit {
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
-    await this.definitions.updateOne({ _id: oid(workflowId) }, { $pull: { audit_outbox: { _id: { $in: pending.map((doc) => doc._id) } } } });
+    await this.definitions.updateOne({ _id: oid(workflowId) }, { $pull: { audit_outbox: { _id: { $in: pending.map((doc) => doc._id) } } } as Document });
     return pending.length;
   }
 
