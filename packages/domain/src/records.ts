@@ -191,6 +191,12 @@ export interface RunRecord {
   traceParent?: string | null;
   /** The W3C `tracestate` that came with {@link traceParent} (at most 512 characters), if any. */
   traceState?: string | null;
+  /** The schedule whose tick started the run (`triggerSource: "schedule"`, issue #21); null/absent otherwise. */
+  scheduleId?: string | null;
+  /** The tick of {@link scheduleId} the run is for (before jitter); null/absent otherwise. */
+  scheduledAt?: Date | null;
+  /** The event that started the run (`triggerSource: "event"`, issue #21); null/absent otherwise. */
+  eventId?: string | null;
   startedAt: Date;
   finishedAt: Date | null;
   createdAt: Date;

@@ -60,6 +60,8 @@ export interface NewRunPlan {
   stopAfter?: { nodeId: string; iterationPath: string };
   /** The trigger request's W3C trace context (runner tracing.ts `traceContextFromHeaders`): the run's executions join its trace. */
   traceContext?: StoredTraceContext | null;
+  /** What started the run besides a caller (issue #21): a schedule's tick or an event; stored top-level on the run. */
+  origin?: { scheduleId: string; scheduledAt: Date } | { eventId: string };
 }
 
 /** How long recovery leaves a new run alone while its reused node runs are copied in, ms (a crash meanwhile: it runs after this, re-executing what was not copied). */
@@ -99,6 +101,7 @@ export async function createRun(services: AppServices, plan: NewRunPlan): Promis
       recoverAfter: preparing ? new Date(now.getTime() + PREPARATION_GRACE_MS) : null,
       traceParent: plan.traceContext?.traceParent ?? null,
       traceState: plan.traceContext?.traceState ?? null,
+      ...plan.origin,
     },
     now,
     runId,

@@ -60,6 +60,10 @@ export type NewRun = Pick<
   /** The trigger's W3C trace context (validated by the caller); default none. */
   traceParent?: string | null;
   traceState?: string | null;
+  /** What started the run besides a caller (issue #21): a schedule's tick, or an event; default none. */
+  scheduleId?: string | null;
+  scheduledAt?: Date | null;
+  eventId?: string | null;
 };
 
 /** What a heartbeat learns of the run it renewed: the directive pending on it, if any. */
@@ -141,6 +145,9 @@ export class WorkflowRuns {
       recoverAfter: fields.recoverAfter ?? null,
       traceParent: fields.traceParent ?? null,
       traceState: fields.traceState ?? null,
+      scheduleId: fields.scheduleId ?? null,
+      scheduledAt: fields.scheduledAt ?? null,
+      eventId: fields.eventId ?? null,
       startedAt: now,
       finishedAt: null,
       createdAt: now,
