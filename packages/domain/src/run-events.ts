@@ -19,7 +19,10 @@
  * | `requirement.decided` | a gate was decided (a person, a timeout) | `stepId`, `nodeId`, `resolution`, `decidedBy` |
  */
 import Type, { type Static } from 'typebox';
+import type { Actor } from './access.ts';
+import type { Decision } from './hitl.ts';
 import type { RequirementRecord, RunEventRecord } from './records.ts';
+import type { DirectiveKind } from './run-control.ts';
 import { JsonObject, Timestamp } from './schemas/common.ts';
 
 /** Every run event type (see the module comment). */
@@ -46,6 +49,54 @@ export const RUN_EVENT_TYPES = [
 
 /** A run event type. */
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+/** What every `node.*` event says of its node run (see the module comment). */
+export type NodeEventPayload = {
+  nodeId: string;
+  nodeName: string;
+  iterationPath: string;
+  attempt: number;
+  nodeRunId: string;
+  /** Why the attempt failed (failed, retrying, cancelled). */
+  error?: string;
+  /** Steps: the executor that served the attempt (for a pool that failed, the last member tried). */
+  executorKey?: string;
+};
+
+/** The payload of an execution's first event: who executes the run, and whose expired lease it took over (only then). */
+export type ExecutionEventPayload = { owner: string; takenOverFrom?: string };
+
+/**
+ * The payload of every run event type: the one catalogue (see the module comment) that writers
+ * (`RunEvents.append`, the runner's ledger, recorded-events.ts) are typed by. Stored as given
+ * (user-visible JSON); readers of events stored by older versions must not rely on more than this.
+ */
+export interface RunEventPayloads {
+  'run.started': ExecutionEventPayload;
+  'run.resumed': ExecutionEventPayload;
+  'run.awaiting_approval': Record<string, never>;
+  'directive.received': { directive: Exclude<DirectiveKind, 'timeout'>; requestedBy: Actor; reason?: string };
+  'run.paused': Record<string, never>;
+  'run.timed_out': { timeoutSeconds: number | null; deadlineAt: string | null };
+  'run.completed': Record<string, never>;
+  'run.failed': { errorSummary: string | null };
+  'run.cancelled': { errorSummary: string | null };
+  'node.started': NodeEventPayload;
+  'node.completed': NodeEventPayload;
+  'node.failed': NodeEventPayload;
+  'node.skipped': NodeEventPayload;
+  'node.cancelled': NodeEventPayload;
+  'node.awaiting_approval': NodeEventPayload;
+  'node.retrying': NodeEventPayload & { delayMs: number; error: string };
+  'requirement.raised': Pick<RequirementRecord, 'stepId' | 'nodeId' | 'phase' | 'round'>;
+  'requirement.decided': { stepId: string; nodeId: string; resolution: Decision['resolution']; decidedBy: Decision['decidedBy'] };
+}
+
+/** An event of type `T` with its payload, as a writer hands it over. */
+export type RunEventOf<T extends RunEventType> = { type: T; payload: RunEventPayloads[T] };
+
+/** Any run event with its payload (a union discriminated on `type`). */
+export type TypedRunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
 
 /** The types of a run's last event. */
 export const FINAL_RUN_EVENT_TYPES: readonly RunEventType[] = ['run.completed', 'run.failed', 'run.cancelled'];
@@ -104,6 +155,6 @@ export function parseEventTypes(types: string | undefined): { ok: true; types: R
 }
 
 /** The payload of `requirement.raised` for `requirement` (a gate, or a human request: phase `ask`). */
-export function requirementRaisedPayload(requirement: Pick<RequirementRecord, 'stepId' | 'nodeId' | 'phase' | 'round'>): Record<string, unknown> {
+export function requirementRaisedPayload(requirement: Pick<RequirementRecord, 'stepId' | 'nodeId' | 'phase' | 'round'>): RunEventPayloads['requirement.raised'] {
   return { stepId: requirement.stepId, nodeId: requirement.nodeId, phase: requirement.phase, round: requirement.round };
 }

@@ -5,7 +5,7 @@
  * status and pending directive, retried on a fresh read when another change came first, so
  * concurrent directives converge on one consistent state.
  */
-import { ConflictError, type Actor, cancelSummary, planDirective, timeoutSummary, type DirectiveKind, type RunEventType, type RunRecord } from '@switchyard/domain';
+import { ConflictError, type Actor, cancelSummary, planDirective, timeoutSummary, type DirectiveKind, type RunRecord, type TypedRunEvent } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
 import type { RunEngine } from './engine.ts';
@@ -110,7 +110,7 @@ async function applyToIdleRun(deps: DirectiveDeps, run: RunRecord, request: Dire
     case 'pause': {
       const paused = await repos.runs.pauseUnowned(run.id, run.status, now);
       if (!paused) return null;
-      await recordEvent(deps, run, request, now, 'run.paused');
+      await recordEvent(deps, run, request, now, { type: 'run.paused', payload: {} });
       return { run: paused, changed: true, message: 'Run paused' };
     }
     case 'resume': {
@@ -129,7 +129,7 @@ async function applyToIdleRun(deps: DirectiveDeps, run: RunRecord, request: Dire
       const ended = await repos.runs.endUnowned(run.id, run.status, outcome, { cancelReason: cancelReasonOf(request, run), cancelledBy: request.requestedBy }, now);
       if (!ended) return null;
       await repos.nodeRuns.cancelUnfinished(run.id, `run ${outcome.status}`, now);
-      await recordEvent(deps, run, request, now, `run.${outcome.status}`, { errorSummary: outcome.errorSummary });
+      await recordEvent(deps, run, request, now, { type: `run.${outcome.status}`, payload: { errorSummary: outcome.errorSummary } });
       return { run: ended, changed: true, message: `Run ${outcome.status}` };
     }
   }
@@ -146,10 +146,10 @@ function cancelReasonOf(request: DirectiveRequest, run: RunRecord): string | nul
  * itself, the status event — best effort: the directive is stored, an event lost to a store
  * hiccup is logged.
  */
-async function recordEvent(deps: DirectiveDeps, run: RunRecord, request: DirectiveRequest, now: Date, then?: RunEventType, thenPayload: Record<string, unknown> = {}): Promise<void> {
-  const first =
+async function recordEvent(deps: DirectiveDeps, run: RunRecord, request: DirectiveRequest, now: Date, then?: TypedRunEvent): Promise<void> {
+  const first: TypedRunEvent =
     request.directive === 'timeout'
-      ? { type: 'run.timed_out' as const, payload: { timeoutSeconds: run.timeoutSeconds ?? null, deadlineAt: run.deadlineAt?.toISOString() ?? null } }
-      : { type: 'directive.received' as const, payload: { directive: request.directive, requestedBy: request.requestedBy, ...(request.reason ? { reason: request.reason } : {}) } };
-  await appendReported(deps, run, then ? [first, { type: then, payload: thenPayload }] : [first], now);
+      ? { type: 'run.timed_out', payload: { timeoutSeconds: run.timeoutSeconds ?? null, deadlineAt: run.deadlineAt?.toISOString() ?? null } }
+      : { type: 'directive.received', payload: { directive: request.directive, requestedBy: request.requestedBy, ...(request.reason ? { reason: request.reason } : {}) } };
+  await appendReported(deps, run, then ? [first, then] : [first], now);
 }

@@ -595,8 +595,8 @@ export class RunEngine {
     if (outcome.status !== 'completed') {
       await repos.nodeRuns.cancelUnfinished(ledger.run.id, `run ${outcome.status}`, this.clock.now());
     }
-    const payload = outcome.status === 'completed' ? {} : { errorSummary: outcome.errorSummary };
-    await ledger.event(`run.${outcome.status}`, payload);
+    if (outcome.status === 'completed') await ledger.event('run.completed', {});
+    else await ledger.event(`run.${outcome.status}`, { errorSummary: outcome.errorSummary });
     // The run may have been deleted as soon as it ended (DELETE, retention): leave no orphan event.
     if (!(await repos.runs.exists(ledger.run.id))) await repos.events.deleteByRun(ledger.run.id);
     logger.info({ runId: ledger.run.id, status: outcome.status }, 'run finished');

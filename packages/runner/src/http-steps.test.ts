@@ -113,7 +113,7 @@ describe('http steps: answers and retries', () => {
     await server.untilRequests(before + 2);
     const { run, events } = await finish(harness, runId);
     expect(run.status).toBe('completed');
-    expect(events.find((e) => e.type === 'node.retrying')!.payload).toMatchObject({ delayMs: 30_000 });
+    expect(events.find((e) => e.type === 'node.retrying')!.payload).toMatchObject({ delayMs: 30_000, nodeRunId: expect.any(String), attempt: 1 });
   });
 
   it('fails a 404 at once, without spending retries', async () => {

@@ -4,7 +4,7 @@
  * gates were raised and how they were decided, and the writes that record new node runs,
  * requirements and run events.
  */
-import type { NodeRunRecord, NodeType, RequirementRecord, RunEventType, RunRecord } from '@switchyard/domain';
+import type { NodeRunRecord, NodeType, RequirementRecord, RunEventPayloads, RunEventType, RunRecord, TypedRunEvent } from '@switchyard/domain';
 import { SETTLED_NODE_RUN_STATUSES, requirementRaisedPayload } from '@switchyard/domain';
 import type { NodeRunEnd, NodeRunStart, Repositories } from '@switchyard/store';
 import type { Clock } from './clock.ts';
@@ -179,10 +179,10 @@ export class RunLedger {
    * so concurrent branches never race each other for a number; other writers (a decision, the
    * sweeper) are arbitrated by the unique index.
    */
-  event(type: RunEventType, payload: Record<string, unknown>): Promise<void> {
+  event<T extends RunEventType>(type: T, payload: RunEventPayloads[T]): Promise<void> {
     const write = this.events.then(async () => {
       const seq = await this.repos.events.append(
-        { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload },
+        { runId: this.run.id, workflowDefinitionId: this.run.workflowDefinitionId, type, payload } as { runId: string; workflowDefinitionId: string } & TypedRunEvent,
         this.clock.now(),
         this.lastSeq === null ? undefined : this.lastSeq + 1,
       );

@@ -3,7 +3,7 @@
  * the change they report is stored: best effort, in order, and a failed write is logged, never
  * thrown (what the event reports already happened).
  */
-import type { RunEventType, RunRecord } from '@switchyard/domain';
+import type { RunRecord, TypedRunEvent } from '@switchyard/domain';
 import type { Repositories } from '@switchyard/store';
 import type { Logger } from './logger.ts';
 
@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 export async function appendReported(
   deps: { repos: Repositories; logger?: Logger },
   run: Pick<RunRecord, 'id' | 'workflowDefinitionId'>,
-  events: ReadonlyArray<{ type: RunEventType; payload: Record<string, unknown> }>,
+  events: readonly TypedRunEvent[],
   now: Date,
 ): Promise<void> {
   for (const event of events) {

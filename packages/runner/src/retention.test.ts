@@ -52,7 +52,7 @@ async function run(workflowId: string, finishedAt: Date, ended = true): Promise<
     { runId: created.id, workflowDefinitionId: workflowId, nodeId: 'a', nodeName: 'A', nodeType: 'step', iterationPath: '', inputSnapshot: { big: 'y'.repeat(2_000) } },
     finishedAt,
   );
-  await repos.events.append({ runId: created.id, workflowDefinitionId: workflowId, type: 'run.started', payload: {} }, finishedAt);
+  await repos.events.append({ runId: created.id, workflowDefinitionId: workflowId, type: 'run.started', payload: { owner: 'owner' } }, finishedAt);
   if (ended) {
     await repos.nodeRuns.end(nodeRun.id, { status: 'completed', outputSnapshot: { ok: true } }, finishedAt, null);
     await repos.events.append({ runId: created.id, workflowDefinitionId: workflowId, type: 'run.completed', payload: {} }, finishedAt);

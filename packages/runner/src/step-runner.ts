@@ -146,7 +146,7 @@ export class StepRunner {
           // The other side may have said how long to wait (HTTP Retry-After): never retry sooner.
           const backoffMs = backoffDelayMs(tries, policy.backoffBaseSeconds, policy.backoffMaxSeconds, this.deps.random);
           const delayMs = Math.max(backoffMs, retryAfterOf(error) ?? 0);
-          await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, delayMs, error: message });
+          await ledger.event('node.retrying', { nodeId: node.id, nodeName: node.name, iterationPath, attempt: nodeRun.attempt, nodeRunId: nodeRun.id, delayMs, error: message });
           const boundary = this.deps.boundary ?? this.deps.signal;
           await ledger.waitForRetry(node.id, iterationPath, delayMs, () => this.deps.clock.sleep(delayMs, boundary));
           boundary.throwIfAborted();

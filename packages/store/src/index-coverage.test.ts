@@ -288,7 +288,7 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
   },
   events: {
     append: async ({ repos, workflowId, runId }) => {
-      const event = { runId, workflowDefinitionId: workflowId, type: 'node.started' as const, payload: { nodeId: 'a' } };
+      const event = { runId, workflowDefinitionId: workflowId, type: 'node.started' as const, payload: { nodeId: 'a', nodeName: 'A', iterationPath: '', attempt: 1, nodeRunId: runId } };
       await repos.events.append(event, NOW);
       await repos.events.append(event, NOW, 1); // taken: reads the last seq and tries again
     },

@@ -11,7 +11,7 @@
  * learn of every event this process appends (the live stream pushes them; other processes' events
  * are found by polling on `seq`).
  */
-import type { RunEventRecord, RunEventType } from '@switchyard/domain';
+import type { RunEventRecord, RunEventType, TypedRunEvent } from '@switchyard/domain';
 import { toStoredUserData, fromStoredUserData } from '@switchyard/domain';
 import { isDuplicateKeyError, type Document, type DocumentCollection, type DocumentStore } from '../document-collection.ts';
 import { newId, oid } from './documents.ts';
@@ -55,7 +55,7 @@ export class RunEvents {
    * `payload` is user-visible JSON (its keys are stored as given). Throws after 20 clashes in a row.
    */
   async append(
-    event: { runId: string; workflowDefinitionId: string; type: RunEventType; payload: Record<string, unknown> },
+    event: { runId: string; workflowDefinitionId: string } & TypedRunEvent,
     now: Date,
     expectedSeq?: number,
   ): Promise<number> {
