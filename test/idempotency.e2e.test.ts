@@ -1,6 +1,7 @@
 /**
- * Idempotent triggers (issue "Run control" item 10): `Idempotency-Key` on POST .../runs starts a
- * run at most once per workflow and key, even under concurrent retries.
+ * Idempotent run starts (issue "Run control" item 10, issue #21 "Shape"): `Idempotency-Key` on
+ * POST .../runs, and on retry, replay and node rerun, starts a run at most once per workflow and
+ * key, even under concurrent retries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
@@ -19,8 +20,8 @@ async function enabledWorkflow(): Promise<string> {
   return created.id;
 }
 
-function trigger(workflowId: string, key: string | undefined, body: Record<string, unknown>) {
-  return fetch(`${svc.baseUrl}${wf(`/${workflowId}/runs`)}`, {
+function trigger(workflowId: string, key: string | undefined, body: Record<string, unknown>, path = `/${workflowId}/runs`) {
+  return fetch(`${svc.baseUrl}${wf(path)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
     body: JSON.stringify(body),
@@ -98,5 +99,28 @@ describe('Idempotency-Key', () => {
     const tooLong = await trigger(created.id, 'x'.repeat(256), {});
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.detail.error).toBe('invalid_request');
+  });
+
+  it('retry, replay and node rerun start their child run once per key; the same key for another start is a 409', async () => {
+    const workflowId = await enabledWorkflow();
+    const source = (await trigger(workflowId, undefined, { initialInput: { n: 1 } })).body.runId as string;
+    await svc.waitForRun(workflowId, source);
+    const nodeId = (await svc.api.get(wf(`/${workflowId}`))).body.nodes[0].id as string;
+    for (const [what, path, body] of [
+      ['retry', `/${workflowId}/runs/${source}/retry`, {}],
+      ['replay', `/${workflowId}/runs/${source}/replay`, {}],
+      ['rerun', `/${workflowId}/runs/${source}/nodes/${nodeId}/rerun`, {}],
+    ] as const) {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => trigger(workflowId, `${what}-key`, body, path)));
+      expect(answers.map((answer) => answer.status), what).toEqual(Array(5).fill(202));
+      expect(new Set(answers.map((answer) => answer.body.runId)).size, what).toBe(1);
+      await svc.waitForRun(workflowId, answers[0]!.body.runId);
+    }
+    // One child run per operation, however many requests.
+    const children = (await svc.api.get(wf(`/${workflowId}/runs?perPage=100`))).body.runs.filter((run: any) => run.parentRunId === source);
+    expect(children.map((run: any) => run.triggerSource).sort()).toEqual(['node_rerun', 'replay', 'retry']);
+    // A key that started a retry cannot start a replay, or a trigger.
+    expect((await trigger(workflowId, 'retry-key', {}, `/${workflowId}/runs/${source}/replay`)).status).toBe(409);
+    expect((await trigger(workflowId, 'retry-key', {})).status).toBe(409);
   });
 });

@@ -430,7 +430,7 @@ export const CONFIG_SCHEMA = Type.Object({
     default: 24,
     minimum: 1,
     maximum: 8_760,
-    description: "how long a trigger's `Idempotency-Key` is remembered, hours",
+    description: "how long a run start's `Idempotency-Key` (trigger, retry, replay, node rerun) is remembered, hours",
   }),
   // Connections and streams
   SWITCHYARD_ALLOWED_HOSTS: Type.Optional(

@@ -22,3 +22,9 @@ export const NodeParams = Type.Object({
 
 /** A run addressed without its workflow (`/api/v1/runs/{run_id}`). */
 export const RunIdParams = Type.Object({ run_id: id('Run id') });
+
+/**
+ * The `Idempotency-Key` header of every request that starts a run (trigger, retry, replay, node
+ * rerun; services/idempotency.ts): 1-255 printable ASCII characters.
+ */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) });

@@ -34,13 +34,18 @@ import { API_PREFIX } from '../api-prefix.ts';
 import { nodeRunViews, runDetail, runListPage } from '../services/run-views.ts';
 import type { AppServices } from '../services/index.ts';
 import { requireRun as requireRunOf, requireRunView, requireWorkflow } from '../services/workflow-service.ts';
-import { onceForKey, parseIdempotencyKey } from '../services/idempotency.ts';
+import { startOnce } from '../services/idempotency.ts';
 import { dryRunTrigger } from '../services/validation-service.ts';
 import { replayRun, rerunNode, retryRun, triggerRun, type RetryRequest } from '../services/run-service.ts';
 import { triggeringIdentity } from '../auth/identity.ts';
-import { NodeParams, NodeRunParams, RunParams, WorkflowParams } from './params.ts';
+import { IdempotencyHeaders, NodeParams, NodeRunParams, RunParams, WorkflowParams } from './params.ts';
 
 const tags = ['runs'];
+
+/** What the descriptions of retry, replay and node rerun say of `Idempotency-Key` (services/idempotency.ts `startOnce`). */
+const ONCE =
+  'With an `Idempotency-Key` header the child run starts at most once per workflow and key for 24 h: a repeat gets the same runId (202); ' +
+  'the key used for another start (a trigger, another source run or body) is a 409.';
 
 /** The 202 body for a child run started by `what` (Retry, Replay, Node rerun). */
 function childRunResponse(child: RunRecord, what: string): ChildRunResponse {
@@ -71,7 +76,7 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
           '200 `{ valid, problems }` after the checks a trigger makes (enabled, definition still valid, input, dependencies). With tracing on, a ' +
           'valid W3C `traceparent` (and `tracestate`) header joins the run to the caller\'s trace; an invalid one is ignored.',
         params: WorkflowParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+        headers: IdempotencyHeaders,
         body: TriggerRunBody,
         response: { 200: DryRunResponse, 202: TriggerRunResponse, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
@@ -84,13 +89,10 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     async (request, reply) => {
       const workflowId = request.params.workflow_id;
       if (request.body.dryRun === true) return reply.status(200).send(await dryRunTrigger(services, workflowId, request.body));
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const identity = triggeringIdentity(request.identity);
       // A W3C `traceparent` (+ `tracestate`) joins the run to the caller's trace; an invalid one is ignored (tracing off: always).
       const trace = traceContextFromHeaders(request.headers);
-      const { run } = key
-        ? await onceForKey(services, workflowId, key, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId, trace))
-        : { run: await triggerRun(services, workflowId, request.body, identity, undefined, trace) };
+      const run = await startOnce(services, request.headers, workflowId, request.body, (runId) => triggerRun(services, workflowId, request.body, identity, runId, trace));
       return reply.status(202).send({
         runId: run.id,
         workflowDefinitionId: run.workflowDefinitionId,
@@ -176,7 +178,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
           'Starts a child run (triggerSource "retry", parentRunId) on the source run\'s definition snapshot. Without a body, a full ' +
           'retry: the same input, every node run that completed in the source reused and its human decisions replayed, so only what did ' +
           'not complete executes. With a body, `resolvedDependencies` (default none) choose what is reused, as on a trigger, and ' +
-          '`initialInput` replaces the input. 400 when the source has not ended or the workflow is disabled.',
+          '`initialInput` replaces the input. 400 when the source has not ended or the workflow is disabled. ' + ONCE,
+        headers: IdempotencyHeaders,
         params: RunParams,
         body: RetryRunBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
@@ -188,7 +191,10 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
     async (request, reply) => {
       const { workflow_id: workflowId, run_id: runId } = request.params;
-      const child = await retryRun(services, workflowId, runId, request.body as RetryRequest, triggeringIdentity(request.identity));
+      const identity = triggeringIdentity(request.identity);
+      const child = await startOnce(services, request.headers, workflowId, { retry: runId, body: request.body }, (newRunId) =>
+        retryRun(services, workflowId, runId, request.body as RetryRequest, identity, newRunId),
+      );
       return reply.status(202).send(childRunResponse(child, 'Retry'));
     },
   );
@@ -201,14 +207,17 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
         operationId: 'replayRun', summary: 'Replay a run',
         description:
           'Starts a child run (triggerSource "replay", parentRunId) on the current definition with the source run\'s input; nothing is reused, ' +
-          'so the source may still be running. 400 when the workflow is disabled.',
+          'so the source may still be running. 400 when the workflow is disabled. ' + ONCE,
+        headers: IdempotencyHeaders,
         params: RunParams,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
       },
       config: { rateLimitGroup: 'triggers', scope: 'workflows-control', workflowRole: 'operator' },
     },
     async (request, reply) => {
-      const child = await replayRun(services, request.params.workflow_id, request.params.run_id, triggeringIdentity(request.identity));
+      const { workflow_id: workflowId, run_id: runId } = request.params;
+      const identity = triggeringIdentity(request.identity);
+      const child = await startOnce(services, request.headers, workflowId, { replay: runId }, (newRunId) => replayRun(services, workflowId, runId, identity, newRunId));
       return reply.status(202).send(childRunResponse(child, 'Replay'));
     },
   );
@@ -226,7 +235,8 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
           'Nodes nested in parallel, condition, router and loop containers can be targeted: the walk to the target replays the source\'s recorded ' +
           'branch decisions and reuses its siblings\' outputs; the target\'s own gates are asked again. Inside a loop, `iterationPath` names the ' +
           'iteration (`3`, `2/1`; default the target\'s last). 400 when the source has not ended, the workflow is disabled or the iteration path ' +
-          'does not fit; 404 (`resource: node`) when the node is not in the source run\'s definition.',
+          'does not fit; 404 (`resource: node`) when the node is not in the source run\'s definition. ' + ONCE,
+        headers: IdempotencyHeaders,
         params: NodeParams,
         body: RerunNodeBody,
         response: { 202: ChildRunResponse, 400: ErrorBody, 404: ErrorBody },
@@ -238,7 +248,10 @@ const runRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (a
     },
     async (request, reply) => {
       const { workflow_id: workflowId, run_id: runId, node_id: nodeId } = request.params;
-      const child = await rerunNode(services, workflowId, runId, nodeId, request.body as RerunNodeBody, triggeringIdentity(request.identity));
+      const identity = triggeringIdentity(request.identity);
+      const child = await startOnce(services, request.headers, workflowId, { rerun: runId, nodeId, body: request.body }, (newRunId) =>
+        rerunNode(services, workflowId, runId, nodeId, request.body as RerunNodeBody, identity, newRunId),
+      );
       return reply.status(202).send({ ...childRunResponse(child, `Node '${nodeId}' rerun`) });
     },
   );

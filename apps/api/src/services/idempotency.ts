@@ -112,3 +112,23 @@ export async function onceForKey(
     throw error;
   }
 }
+
+/**
+ * The one way a request starts a run (trigger, retry, replay, node rerun; issue #21 "Shape"):
+ * with an `Idempotency-Key` header (`headers['idempotency-key']`, checked by
+ * {@link parseIdempotencyKey}) through {@link onceForKey} for `workflowId`, keyed with
+ * `operation` (what is started: the trigger body, or the source run and body of a retry, replay or
+ * rerun, so that one key cannot start two different things: a 409); without one, `create()` once.
+ * `create` gets the id reserved for the new run (undefined without a key). Returns the run
+ * started, or the one the key started before.
+ */
+export async function startOnce(
+  services: AppServices,
+  headers: Record<string, string | string[] | undefined>,
+  workflowId: string,
+  operation: unknown,
+  create: (runId: string | undefined) => Promise<RunRecord>,
+): Promise<RunRecord> {
+  const key = parseIdempotencyKey(headers['idempotency-key']);
+  return key ? (await onceForKey(services, workflowId, key, operation, create)).run : create(undefined);
+}

@@ -214,7 +214,7 @@ export interface RetryRequest {
  * outputs computed from another input are never reused unless asked for. 400 when the source
  * has not ended or the workflow is disabled; 404 when the workflow or run does not exist.
  */
-export async function retryRun(services: AppServices, workflowId: string, runId: string, body: RetryRequest, identity: TriggeringIdentity): Promise<RunRecord> {
+export async function retryRun(services: AppServices, workflowId: string, runId: string, body: RetryRequest, identity: TriggeringIdentity, newRunId?: string): Promise<RunRecord> {
   const source = await requireEndedRun(services, workflowId, runId, 'retried');
   const workflow = await requireWorkflow(services, workflowId);
   const full = body.resolvedDependencies == null && body.initialInput == null;
@@ -230,6 +230,7 @@ export async function retryRun(services: AppServices, workflowId: string, runId:
     reused: full ? nodeRunsToReuse(await services.repos.nodeRuns.listByRun(source.id)) : await dependencySources(services, source.id, resolvedDependencies),
     decisions: full ? decisionsToReplay(source.pendingRequirements) : [],
     identity,
+    runId: newRunId,
     parallelLimit: source.parallelLimit ?? undefined,
     timeoutSeconds: source.timeoutSeconds ?? undefined,
   });
@@ -243,7 +244,8 @@ export async function retryRun(services: AppServices, workflowId: string, runId:
  * router and loop containers are supported: see domain `planNodeRerun` for what is reused and
  * which iteration runs (`iterationPath`, default the target's last one). 400 when the source has
  * not ended, the workflow is disabled or the iteration path does not fit; 404 when the workflow,
- * the run, or the node (in the source's definition) does not exist.
+ * the run, or the node (in the source's definition) does not exist. `newRunId`: the id to give
+ * the new run, when an idempotency key reserved one (as for retry and replay).
  */
 export async function rerunNode(
   services: AppServices,
@@ -252,6 +254,7 @@ export async function rerunNode(
   nodeId: string,
   body: { iterationPath?: string | null },
   identity: TriggeringIdentity,
+  newRunId?: string,
 ): Promise<RunRecord> {
   const source = await requireEndedRun(services, workflowId, runId, 'rerun node by node');
   const workflow = await requireWorkflow(services, workflowId);
@@ -274,6 +277,7 @@ export async function rerunNode(
     reused: plan.reuse,
     decisions: plan.decisions,
     identity,
+    runId: newRunId,
     parallelLimit: source.parallelLimit ?? undefined,
     stopAfter: plan.target,
   });
@@ -284,7 +288,7 @@ export async function rerunNode(
  * definition with the source's input; nothing is reused, so the source may still be running.
  * 400 when the workflow is disabled; 404 when the workflow or run does not exist.
  */
-export async function replayRun(services: AppServices, workflowId: string, runId: string, identity: TriggeringIdentity): Promise<RunRecord> {
+export async function replayRun(services: AppServices, workflowId: string, runId: string, identity: TriggeringIdentity, newRunId?: string): Promise<RunRecord> {
   const source = await requireRun(services, workflowId, runId);
   const workflow = await requireWorkflow(services, workflowId);
   return createRun(services, {
@@ -297,6 +301,7 @@ export async function replayRun(services: AppServices, workflowId: string, runId
     resolvedDependencies: [],
     reused: [],
     identity,
+    runId: newRunId,
   });
 }
 
