@@ -309,9 +309,10 @@ describe('abuse', () => {
 
 describe('roles', () => {
   let auth: TestService;
+  const authClock = new ManualClock(Date.now());
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
-    auth = await startService({ edge: { authenticator: await Authenticator.create(jwtAuthConfig()) }, sweepIntervalMs: 3_600_000 });
+    auth = await startService({ clock: authClock, edge: { authenticator: await Authenticator.create(jwtAuthConfig()) }, sweepIntervalMs: 3_600_000 });
     for (const who of ['owner', 'viewer', 'operator', 'stranger']) tokens[who] = await signToken(who);
     tokens.readOnly = await signToken('owner', { scopes: ['workflows-read'] });
   });
@@ -345,6 +346,28 @@ describe('roles', () => {
     expect((await as('viewer', 'GET', '/api/v1/schedules')).body.schedules.map((s: any) => s.id)).toContain(schedule.body.id);
     expect((await as('readOnly', 'POST', schedules(workflowId), { name: 'ro', intervalSeconds: 60 })).status).toBe(403);
     expect((await call(auth.baseUrl, 'GET', path, null)).status).toBe(401);
+  });
+
+  it("four-eyes: the schedule's creator may not approve a gate of a run its schedule started; another operator may", async () => {
+    const created = await as('owner', 'POST', wf(), { name: uniqueName('four-eyes'), canvas: CANVAS, nodes: [echoStep('G', {}, { humanReview: { requiresConfirmation: true, allowSelfApproval: false } })] });
+    const workflowId = created.body.id as string;
+    await as('owner', 'POST', wf(`/${workflowId}/toggle`), { enabled: true });
+    await as('owner', 'PUT', wf(`/${workflowId}/access`), { owners: ['user:owner'], editors: [], operators: ['user:operator'], viewers: [] });
+    const schedule = (await as('owner', 'POST', schedules(workflowId), { name: 'gated', intervalSeconds: 1 })).body;
+    await authClock.advance(1_000);
+    await auth.scheduleLoop.pass();
+    const runs = (await as('owner', 'GET', wf(`/${workflowId}/runs?includeNodeRuns=false`))).body.runs as any[];
+    expect(runs.map((run) => run.scheduleId)).toEqual([schedule.id]);
+    let parked: any;
+    for (let i = 0; i < 500 && parked?.status !== 'awaiting_approval'; i++) {
+      parked = (await as('owner', 'GET', wf(`/${workflowId}/runs/${runs[0].id}`))).body;
+      if (parked.status !== 'awaiting_approval') await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const stepId = parked.pendingRequirements[0].stepId;
+    const mine = await as('owner', 'POST', wf(`/${workflowId}/runs/${runs[0].id}/approve`), { stepId, resolution: 'confirm' });
+    expect(mine.status).toBe(403);
+    expect(mine.body.detail.error).toBe('self_approval_forbidden');
+    expect((await as('operator', 'POST', wf(`/${workflowId}/runs/${runs[0].id}/approve`), { stepId, resolution: 'confirm' })).status).toBe(200);
   });
 });
 
