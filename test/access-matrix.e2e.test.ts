@@ -176,6 +176,16 @@ let wCompleted = '';
 let wNodeRunId = '';
 /** A human request asked on {@link wParked}. */
 let wRequestId = '';
+/** A schedule of W (paused: only the matrix's requests fire it). */
+let wScheduleId = '';
+
+/** Creates a paused hourly schedule of W as the owner; returns its id. */
+async function newSchedule(): Promise<string> {
+  const created = await as('owner', 'POST', wf(`/${W.id}/schedules`), { name: uniqueName('matrix-schedule'), intervalSeconds: 3600, paused: true });
+  expect(created.status, show(created)).toBe(201);
+  return created.body.id as string;
+}
+const schedule = (suffix = '') => wf(`/${W.id}/schedules/${wScheduleId}${suffix}`);
 
 /** The run each caller tried to cancel, and the run whose gate it tried to decide (matrix rows cancel and approve). */
 const cancelledBy = {} as Record<Who, string>;
@@ -306,6 +316,29 @@ const MATRIX: Record<string, MatrixRow> = {
   'GET /api/v1/executors': { need: 'any', request: fixed('GET', () => `${ROOT}/executors`), ok: [200] },
   'GET /api/v1/workflows/{workflow_id}/audit': { need: 'viewer', request: fixed('GET', () => wf(`/${W.id}/audit`)), ok: [200] },
   'GET /api/v1/audit': { need: 'admin', request: fixed('GET', () => `${ROOT}/audit?workflowId=${W.id}`), ok: [200] },
+  'GET /api/v1/schedules': { need: 'any', request: fixed('GET', () => `${ROOT}/schedules`), ok: [200] },
+  'GET /api/v1/workflows/{workflow_id}/schedules': { need: 'viewer', request: fixed('GET', () => wf(`/${W.id}/schedules`)), ok: [200] },
+  'POST /api/v1/workflows/{workflow_id}/schedules': {
+    need: 'editor',
+    request: async (who) => ({ method: 'POST', path: wf(`/${W.id}/schedules`), body: { name: `made by ${who}`, intervalSeconds: 3600, paused: true } }),
+    ok: [201],
+  },
+  'GET /api/v1/workflows/{workflow_id}/schedules/{schedule_id}': { need: 'viewer', request: fixed('GET', () => schedule()), ok: [200] },
+  'PUT /api/v1/workflows/{workflow_id}/schedules/{schedule_id}': { need: 'editor', request: async (who) => ({ method: 'PUT', path: schedule(), body: { note: `edited by ${who}` } }), ok: [200] },
+  'DELETE /api/v1/workflows/{workflow_id}/schedules/{schedule_id}': {
+    need: 'editor',
+    // Each caller deletes a schedule of its own.
+    request: async () => ({ method: 'DELETE', path: wf(`/${W.id}/schedules/${await newSchedule()}`) }),
+    ok: [204],
+  },
+  'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/trigger': { need: 'operator', request: fixed('POST', () => schedule('/trigger')), ok: [200] },
+  'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/pause': { need: 'operator', request: fixed('POST', () => schedule('/pause'), () => ({ note: 'matrix' })), ok: [200] },
+  'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/resume': { need: 'operator', request: fixed('POST', () => schedule('/resume'), () => ({})), ok: [200] },
+  'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/backfill': {
+    need: 'operator',
+    request: fixed('POST', () => schedule('/backfill'), () => ({ startAt: '2025-01-01T00:00:00Z', endAt: '2025-01-01T01:00:00Z' })),
+    ok: [200],
+  },
   // The public probes (routes/health.ts): every caller, as without a credential.
   'GET /livez': { need: 'any', request: fixed('GET', () => '/livez'), ok: [200] },
   'GET /healthz': { need: 'any', request: fixed('GET', () => '/healthz'), ok: [200] },
@@ -337,6 +370,7 @@ beforeAll(async () => {
   const asked = await as('owner', 'POST', runOf('/human-requests'), { nodeId: W.gateNodeId, prompt: 'Which region?' });
   expect(asked.status, show(asked)).toBe(201);
   wRequestId = asked.body.requestId;
+  wScheduleId = await newSchedule();
 }, 30_000);
 
 afterAll(() => svc?.close());

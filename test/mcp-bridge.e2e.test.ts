@@ -39,6 +39,11 @@ const EXPECTED_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'
   rerun_node: 'write',
   replay_run: 'write',
   ask_human: 'write',
+  list_schedules: 'read',
+  create_schedule: 'write',
+  pause_schedule: 'write',
+  resume_schedule: 'write',
+  trigger_schedule: 'launch',
 };
 
 /** The orchestrator surface's tools and kinds. */

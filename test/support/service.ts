@@ -17,14 +17,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions, type OpenServices } from '@switchyard/api';
-import type { Clock, DownstreamTokenMinter, RunEngine, TimeoutSweeper } from '@switchyard/runner';
+import type { Clock, DownstreamTokenMinter, RunEngine, ScheduleLoop, TimeoutSweeper } from '@switchyard/runner';
 import { openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
 export const EXAMPLE_REGISTRY = fileURLToPath(new URL('../../examples/executors.json', import.meta.url));
 
 /** The collections the service writes; emptied at close when running against MongoDB. */
-const COLLECTIONS = ['workflow_definitions', 'workflow_runs', 'node_runs', 'run_events'] as const;
+const COLLECTIONS = ['workflow_definitions', 'workflow_runs', 'node_runs', 'run_events', 'schedules'] as const;
 
 /** Terminal run statuses. */
 export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
@@ -96,6 +96,11 @@ export interface StartOptions {
   persistentStore?: boolean;
   /** More configuration variables for `loadConfig` (e.g. `SWITCHYARD_MAX_OPEN_HUMAN_REQUESTS`). */
   env?: Record<string, string>;
+  /**
+   * Start the schedule loop's timer (default false: tests call {@link TestService.scheduleLoop}'s
+   * `pass()` themselves, which with a `ManualClock` fires exactly the ticks due at `clock.now()`).
+   */
+  scheduleLoop?: boolean;
 }
 
 /** One `run_events` entry, as the store holds it (payload keys as given). */
@@ -130,6 +135,8 @@ export interface TestService {
   engine: RunEngine;
   /** The HITL timeout sweeper, started; stopped at close. */
   sweeper: TimeoutSweeper;
+  /** The schedule loop (started only with `scheduleLoop: true`; `pass()` runs one pass). */
+  scheduleLoop: ScheduleLoop;
   /** What `GET /readyz` answers from (counts its store checks). */
   readiness: OpenServices['readiness'];
   /** A run's events in `seq` order (read from the store; the API has no events endpoint). */
@@ -270,7 +277,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     const config = loadConfig(configEnv);
     const services = await openServices(config, pino({ level: 'silent' }), {
       store,
-      background: { sweeper: true, recovery: false, retention: false },
+      background: { sweeper: true, recovery: false, retention: false, schedules: options.scheduleLoop ?? false },
       random: () => 0,
       downstreamTokens: options.downstreamTokens,
       clock: options.clock,
@@ -300,6 +307,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       repos,
       engine,
       sweeper,
+      scheduleLoop: services.scheduleLoop,
       readiness: services.readiness,
       async events(runId) {
         const records = await repos.events.listByRun(runId);

@@ -32,6 +32,7 @@ import eventRoutes from './routes/events.ts';
 import executorRoutes from './routes/executors.ts';
 import consoleRoutes from './routes/console.ts';
 import runRoutes from './routes/runs.ts';
+import scheduleRoutes from './routes/schedules.ts';
 import directiveRoutes from './routes/directives.ts';
 import workflowRoutes from './routes/workflows.ts';
 import accessRoutes from './routes/access.ts';
@@ -137,6 +138,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(crossWorkflowRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(auditRoutes, { prefix: '/api/v1', services: options.services });
+  await app.register(scheduleRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(consoleRoutes);
   await app.register(healthRoutes, { services: options.services });
   return app;

@@ -325,6 +325,13 @@ export const CONFIG_SCHEMA = Type.Object({
     maximum: 3_600_000,
     description: 'how often HITL gates past their `timeoutAt` are decided, ms',
   }),
+  SWITCHYARD_SCHEDULE_INTERVAL_MS: Type.Integer({
+    group: 'Engine',
+    default: 1_000,
+    minimum: 100,
+    maximum: 60_000,
+    description: 'how often the schedule loop looks for due ticks and buffered ticks whose run ended, ms (docs/guide/schedules.md)',
+  }),
   SWITCHYARD_MAX_OUTPUT_BYTES: Type.Integer({
     group: 'Engine',
     default: DEFAULT_MAX_OUTPUT_BYTES,

@@ -49,6 +49,8 @@ export interface ServiceConfig {
   shutdownGraceMs: number;
   /** How often the HITL timeout sweeper runs. */
   sweepIntervalMs: number;
+  /** How often the schedule loop runs, ms. */
+  scheduleIntervalMs: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
   maxOutputBytes: number;
   /** Most nodes one workflow definition may have, every level counted. */
@@ -188,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     maxActiveRuns: v.SWITCHYARD_MAX_ACTIVE_RUNS,
     shutdownGraceMs: v.SWITCHYARD_SHUTDOWN_GRACE_MS,
     sweepIntervalMs: v.SWITCHYARD_SWEEP_INTERVAL_MS,
+    scheduleIntervalMs: v.SWITCHYARD_SCHEDULE_INTERVAL_MS,
     maxOutputBytes: v.SWITCHYARD_MAX_OUTPUT_BYTES,
     maxNodes: v.SWITCHYARD_MAX_NODES,
     runRetentionDays: v.SWITCHYARD_RUN_RETENTION_DAYS ?? null,

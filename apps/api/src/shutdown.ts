@@ -1,6 +1,7 @@
 /**
  * Graceful shutdown of the server process (issue #20 item 4), in this order:
- * 1. the engine stops claiming runs (no trigger, wake-up or recovery scan starts one any more);
+ * 1. the engine stops claiming runs (no trigger, wake-up or recovery scan starts one any more),
+ *    and the schedule loop stops firing ticks (a pass in flight finishes);
  * 2. at the same time, the app stops listening and ends its open event streams (their `preClose`
  *    hook; clients resume with `Last-Event-ID`), answers 503 to requests on kept-alive
  *    connections and waits for requests in flight; and the engine lets executing nodes finish
@@ -34,7 +35,7 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<'ok
 
 export interface ShutdownDeps {
   app: Pick<FastifyInstance, 'close'>;
-  services: Pick<OpenServices, 'engine' | 'close'>;
+  services: Pick<OpenServices, 'engine' | 'close'> & Partial<Pick<OpenServices, 'scheduleLoop'>>;
   logger: Logger;
   /** How long executing nodes may finish, ms (`SWITCHYARD_SHUTDOWN_GRACE_MS`). */
   graceMs: number;
@@ -61,7 +62,7 @@ export function gracefulShutdown(deps: ShutdownDeps): (signal: string) => Promis
     }, graceMs + SHUTDOWN_MARGIN_MS).unref();
     services.engine.stopClaiming();
     let failed = false;
-    const steps = await Promise.allSettled([app.close(), services.engine.close({ graceMs })]);
+    const steps = await Promise.allSettled([app.close(), services.engine.close({ graceMs }), services.scheduleLoop?.stop()]);
     for (const step of steps) {
       if (step.status === 'rejected') {
         failed = true;

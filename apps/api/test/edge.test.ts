@@ -357,8 +357,10 @@ describe('rate limits', () => {
       .sort();
     expect(declared).toEqual([
       'approveRequirement',
+      'backfillSchedule',
       'cancelRun',
       'createHumanRequest',
+      'createSchedule',
       'createWorkflow',
       'pauseRun',
       'replaceWorkflowAccess',
@@ -367,6 +369,8 @@ describe('rate limits', () => {
       'resumeRun',
       'retryRun',
       'triggerRun',
+      'triggerSchedule',
+      'updateSchedule',
       'updateWorkflow',
       'validateWorkflow',
     ]);

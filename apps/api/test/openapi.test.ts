@@ -5,7 +5,7 @@ import { OPENAPI_FILE, renderOpenApi } from '../src/openapi.ts';
 import { openApiDocument, operations, schemaCompiler, schemaLocations } from './openapi-document.ts';
 
 /** The operations counted by a per-client rate limit (plugins/rate-limits.ts). */
-const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest', 'createWorkflow', 'updateWorkflow', 'validateWorkflow', 'replaceWorkflowAccess'];
+const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest', 'createWorkflow', 'updateWorkflow', 'validateWorkflow', 'replaceWorkflowAccess', 'createSchedule', 'updateSchedule', 'triggerSchedule', 'backfillSchedule'];
 
 describe('openapi/openapi.json', () => {
   it('matches the routes (regenerate with `npm run openapi`)', async () => {
@@ -54,6 +54,16 @@ describe('openapi/openapi.json', () => {
         'GET /livez',
         'GET /healthz',
         'GET /readyz',
+        'GET /api/v1/schedules',
+        'GET /api/v1/workflows/{workflow_id}/schedules',
+        'POST /api/v1/workflows/{workflow_id}/schedules',
+        'GET /api/v1/workflows/{workflow_id}/schedules/{schedule_id}',
+        'PUT /api/v1/workflows/{workflow_id}/schedules/{schedule_id}',
+        'DELETE /api/v1/workflows/{workflow_id}/schedules/{schedule_id}',
+        'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/trigger',
+        'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/pause',
+        'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/resume',
+        'POST /api/v1/workflows/{workflow_id}/schedules/{schedule_id}/backfill',
       ].sort(),
     );
   });
@@ -121,7 +131,7 @@ describe('openapi/openapi.json', () => {
     for (const status of ['200', '503']) {
       const schema = readiness[status].content['application/json'].schema;
       expect(Object.keys(schema.properties).sort(), status).toEqual(['checkedAt', 'checks', 'status']);
-      expect(Object.keys(schema.properties.checks.properties).sort(), status).toEqual(['recovery', 'retention', 'store', 'timeoutSweeper']);
+      expect(Object.keys(schema.properties.checks.properties).sort(), status).toEqual(['recovery', 'retention', 'schedules', 'store', 'timeoutSweeper']);
     }
   });
 });

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'RUN_NOT_FOUND',
   'NODE_NOT_FOUND',
   'REQUIREMENT_NOT_FOUND',
+  'SCHEDULE_NOT_FOUND',
   'INVALID_INPUT',
   'CONFLICT',
   'UNAUTHORIZED',
@@ -75,6 +76,7 @@ const NOT_FOUND: Record<string, ErrorCode> = {
   node: 'NODE_NOT_FOUND',
   node_run: 'NODE_NOT_FOUND',
   requirement: 'REQUIREMENT_NOT_FOUND',
+  schedule: 'SCHEDULE_NOT_FOUND',
 };
 
 /**

@@ -23,4 +23,5 @@ export * from './iteration-path.ts';
 export * from './schemas/approval.ts';
 export * from './schemas/human-request.ts';
 export * from './schemas/executors.ts';
+export * from './schemas/schedule.ts';
 export * from './body-limits.ts';

@@ -61,6 +61,29 @@ describe('ScheduleLoop', () => {
     expect(schedule.recentRuns.map((run) => run.scheduledAt)).toEqual(Array.from({ length: 10 }, (_, i) => at(991 + i)));
   });
 
+  it('a buffered tick keeps its run taken and records nothing; startBuffered runs first in every pass', async () => {
+    const { id } = await createSchedule({ intervalSeconds: 1 }, { remainingRuns: 3 });
+    const order: string[] = [];
+    const loop = new ScheduleLoop({
+      schedules: repos.schedules,
+      fire: async () => {
+        order.push('fire');
+        return { started: false, buffered: true };
+      },
+      startBuffered: async (now) => {
+        order.push(`buffered@${now.getTime() - T0}`);
+        return 0;
+      },
+      logger,
+      clock,
+    });
+    await clock.advance(1000);
+    expect(await loop.pass()).toBe(0);
+    expect(order).toEqual(['buffered@1000', 'fire']);
+    const schedule = (await repos.schedules.get(id))!;
+    expect(schedule).toMatchObject({ remainingRuns: 2, recentRuns: [], nextFireAt: at(2) });
+  });
+
   it('runs on its clock: start() passes every intervalMs until stop(), and reports its status', async () => {
     await createSchedule({ intervalSeconds: 2 });
     const loop = loopFor('a');

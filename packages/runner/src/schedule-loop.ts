@@ -18,8 +18,16 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
 import { LoopClock, type LoopStatus } from './loop-status.ts';
 
-/** What {@link ScheduleLoopOptions.fire} did with a tick: started a run, or skipped it (overlap policy, disabled workflow) and why. */
-export type FireOutcome = { started: true; runId: string; runStatus: string; startedAt: Date } | { started: false; reason: string };
+/**
+ * What {@link ScheduleLoopOptions.fire} did with a tick: started a run; skipped it (overlap policy,
+ * disabled workflow) and why; or buffered it (`buffer_one`/`buffer_all`: it starts when the running
+ * run ends, through {@link ScheduleLoopOptions.startBuffered}; its outcome is recorded then, and the
+ * run it took from `remainingRuns` stays taken).
+ */
+export type FireOutcome =
+  | { started: true; runId: string; runStatus: string; startedAt: Date }
+  | { started: false; reason: string }
+  | { started: false; buffered: true };
 
 /**
  * Starts the run of one tick. `schedule` is the schedule as claimed (its `nextFireAt` already the
@@ -40,6 +48,12 @@ export interface ScheduleLoopOptions {
   batchSize?: number;
   /** Most ticks of one schedule one pass fires (default 100: a catch-up of many ticks is spread over passes). */
   maxTicksPerSchedule?: number;
+  /**
+   * Called at the start of every pass with its `now`: starts the buffered ticks whose blocking run
+   * has ended (also when it ended on another instance). Resolves to how many runs it started.
+   * Default: none (nothing is ever buffered without it).
+   */
+  startBuffered?: (now: Date) => Promise<number>;
 }
 
 /** The tick after `after` of a schedule with id `scheduleId`, with its jittered due time; null when the spec has none left. */
@@ -69,6 +83,13 @@ export class ScheduleLoop {
   async pass(): Promise<number> {
     const now = this.clock.now();
     let fired = 0;
+    if (this.options.startBuffered) {
+      try {
+        fired += await this.options.startBuffered(now);
+      } catch (error) {
+        this.options.logger.error({ err: error }, 'buffered schedule ticks not started');
+      }
+    }
     for (const schedule of await this.options.schedules.listDue(now, this.options.batchSize ?? 100)) {
       try {
         fired += await this.runDueTicks(schedule, now);
@@ -117,6 +138,10 @@ export class ScheduleLoop {
     } catch (error) {
       logger.error({ err: error, scheduleId: schedule.id, scheduledAt }, 'scheduled run not started');
       outcome = { started: false, reason: `the run could not be started: ${(error as Error)?.message ?? String(error)}` };
+    }
+    if ('buffered' in outcome) {
+      logger.info({ scheduleId: schedule.id, scheduledAt }, 'schedule tick buffered');
+      return false;
     }
     if (outcome.started) {
       await schedules.recordRecent(schedule.id, { scheduledAt, startedAt: outcome.startedAt, runId: outcome.runId, status: outcome.runStatus });

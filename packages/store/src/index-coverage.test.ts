@@ -260,6 +260,7 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     listOverdue: ({ repos }) => repos.runs.listOverdue(LATER, 10),
     listUnfinishedIds: ({ repos, workflowId }) => repos.runs.listUnfinishedIds(workflowId),
     countUnfinishedByWorkflow: ({ repos, workflowId }) => repos.runs.countUnfinishedByWorkflow([workflowId, newId()]),
+    listUnfinishedBySchedule: ({ repos }) => repos.runs.listUnfinishedBySchedule(newId(), 10),
     countByStatus: ({ repos }) => repos.runs.countByStatus('pending'),
     listEndedBefore: async ({ repos }) => expect(await repos.runs.listEndedBefore(new Date(LATER.getTime() + 1), 10)).toHaveLength(2),
     listEndedBeyond: ({ repos, workflowId }) => repos.runs.listEndedBeyond(workflowId, 1, 10),
@@ -329,6 +330,12 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     },
     refundRun: ({ repos, scheduleId }) => repos.schedules.refundRun(scheduleId),
     recordRecent: ({ repos, scheduleId }) => repos.schedules.recordRecent(scheduleId, { scheduledAt: NOW, status: 'skipped', reason: 'r' }),
+    bufferTick: async ({ repos, scheduleId }) => {
+      expect(await repos.schedules.bufferTick(scheduleId, NOW, 1)).toBe(true);
+      expect(await repos.schedules.bufferTick(scheduleId, LATER, 1)).toBe(false);
+    },
+    listBuffered: ({ repos }) => repos.schedules.listBuffered(LATER, 10),
+    popBuffered: ({ repos, scheduleId }) => repos.schedules.popBuffered(scheduleId, NOW),
     delete: ({ repos }) => repos.schedules.delete(newId()),
     deleteByWorkflow: ({ repos }) => repos.schedules.deleteByWorkflow(newId()),
   },

@@ -36,6 +36,7 @@ export default fp(
         tags: [
           { name: 'workflows', description: 'Workflow definitions' },
           { name: 'runs', description: 'Runs and node runs' },
+          { name: 'schedules', description: 'Schedules: runs started by cron or interval ticks' },
           { name: 'health', description: 'Liveness and readiness probes (public)' },
         ],
       },

@@ -50,6 +50,7 @@ const readinessReport = (description: string) =>
           recovery: Type.Optional(LoopCheck('The recovery scan of runs without a live owner (SWITCHYARD_RECOVERY_INTERVAL_MS)')),
           timeoutSweeper: Type.Optional(LoopCheck('The HITL and run timeout sweeper (SWITCHYARD_SWEEP_INTERVAL_MS)')),
           retention: Type.Optional(LoopCheck('The retention sweeper (SWITCHYARD_RETENTION_INTERVAL_MS)')),
+          schedules: Type.Optional(LoopCheck('The schedule loop (SWITCHYARD_SCHEDULE_INTERVAL_MS)')),
         },
         { additionalProperties: false },
       ),

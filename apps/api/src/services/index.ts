@@ -12,6 +12,7 @@ import {
   HmacTokenMinter,
   RetentionSweeper,
   RunEngine,
+  ScheduleLoop,
   TimeoutSweeper,
   definitionChecks,
   loadExecutorRegistry,
@@ -27,6 +28,7 @@ import { Authenticator } from '../auth/authenticator.ts';
 import { Readiness } from './readiness.ts';
 import { Metrics } from '../metrics/metrics.ts';
 import { runEventMetrics } from '../metrics/run-event-metrics.ts';
+import { fireScheduleTick, startBufferedTicks } from './schedule-fire.ts';
 
 /** How often scrapes may read the store-backed gauges, ms (see `MetricsOptions.storeReadIntervalMs`). */
 const METRICS_STORE_READ_INTERVAL_MS = 1_000;
@@ -69,6 +71,8 @@ export interface OpenServices extends AppServices {
   authenticator: Authenticator;
   /** Decides HITL gates past their timeout (started unless `background` says otherwise). */
   sweeper: TimeoutSweeper;
+  /** Fires schedule ticks (services/schedule-fire.ts; started unless `background` says otherwise). */
+  scheduleLoop: ScheduleLoop;
   /** The readiness checks of this instance: the store, the recovery scan and both sweepers. */
   readiness: Readiness;
   store: DocumentStore;
@@ -83,9 +87,9 @@ export interface OpenServices extends AppServices {
 export interface OpenServicesOptions {
   /**
    * Which background work starts: the recovery scan of runs without an owner, the HITL timeout
-   * sweeper, the retention sweeper. `true` (default): all; `false`: none.
+   * sweeper, the retention sweeper, the schedule loop. `true` (default): all; `false`: none.
    */
-  background?: boolean | { recovery?: boolean; sweeper?: boolean; retention?: boolean };
+  background?: boolean | { recovery?: boolean; sweeper?: boolean; retention?: boolean; schedules?: boolean };
   /** A store the caller opened (a test's own MongoDB database, an in-memory embedded store); closed by `close()`. Default: opened from `config`. */
   store?: DocumentStore;
   /** The environment the registry expands (default: this process's, with `DATA_DIR` = `config.dataDir`). */
@@ -199,18 +203,36 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       onDeleted: (runs) => metrics.sweeperAction('retention_delete', runs),
     });
     opened.push(() => retention.stop());
+    // The schedule loop fires ticks through the same services the routes use; stopped before the engine closes.
+    const checks = definitionChecks(executors, cel, { maxNodes: config.maxNodes, maxStepExecutions: config.maxStepExecutions });
+    const scheduleServices: AppServices = { repos, engine, checks, executors, clock, logger, publicText, idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000 };
+    const scheduleLoop = new ScheduleLoop({
+      schedules: repos.schedules,
+      fire: (schedule, scheduledAt) => fireScheduleTick(scheduleServices, schedule, scheduledAt),
+      startBuffered: (now) => startBufferedTicks(scheduleServices, now),
+      logger,
+      clock,
+      intervalMs: config.scheduleIntervalMs,
+    });
+    opened.push(() => scheduleLoop.stop());
     const readiness = new Readiness({
       store,
       clock,
       instance: engine.owner,
       publicText,
-      loops: { recovery: () => engine.recoveryStatus(), timeoutSweeper: () => sweeper.loopStatus(), retention: () => retention.loopStatus() },
+      loops: {
+        recovery: () => engine.recoveryStatus(),
+        timeoutSweeper: () => sweeper.loopStatus(),
+        retention: () => retention.loopStatus(),
+        schedules: () => scheduleLoop.loopStatus(),
+      },
     });
     const all = options.background !== false;
-    const background = typeof options.background === 'object' ? options.background : { recovery: all, sweeper: all, retention: all };
+    const background = typeof options.background === 'object' ? options.background : { recovery: all, sweeper: all, retention: all, schedules: all };
     if (background.recovery) engine.startRecovery();
     if (background.sweeper) sweeper.start();
     if (background.retention) retention.start();
+    if (background.schedules) scheduleLoop.start();
     return {
       authenticator,
       store,
@@ -218,8 +240,9 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       executors,
       engine,
       sweeper,
+      scheduleLoop,
       readiness,
-      checks: definitionChecks(executors, cel, { maxNodes: config.maxNodes, maxStepExecutions: config.maxStepExecutions }),
+      checks,
       clock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,

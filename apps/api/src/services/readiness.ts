@@ -6,7 +6,7 @@
  *   in the `health` collection (`checked_at`, `checked_by`: which instance wrote last). A store
  *   that refuses writes (a full disk, a MongoDB without a primary) or does not answer within
  *   `timeoutMs` fails it.
- * - `recovery`, `timeoutSweeper`, `retention`: each periodic loop of the instance finished a pass
+ * - `recovery`, `timeoutSweeper`, `retention`, `schedules`: each periodic loop of the instance finished a pass
  *   within twice its interval (counted from its start until the first pass). A loop that is not
  *   running (not started by this process) passes and says `running: false`.
  *
@@ -38,7 +38,7 @@ export interface LoopCheck extends CheckResult {
 }
 
 /** The loops {@link Readiness} checks, by the name the report gives them. */
-export const LOOP_NAMES = ['recovery', 'timeoutSweeper', 'retention'] as const;
+export const LOOP_NAMES = ['recovery', 'timeoutSweeper', 'retention', 'schedules'] as const;
 export type LoopName = (typeof LOOP_NAMES)[number];
 
 /** What `/readyz` answers: 200 with `status: 'ready'` when every check is `ok`, else 503 `'unavailable'`. */

@@ -162,7 +162,7 @@ export async function toggleWorkflow(services: AppServices, id: string, enabled:
 }
 
 /**
- * Deletes a definition with its runs, node runs and run events, and records `workflow.deleted` by
+ * Deletes a definition with its schedules, runs, node runs and run events, and records `workflow.deleted` by
  * `actor` (the audit trail itself is kept: admins read it with `GET /api/v1/audit`). Runs of it
  * that this instance is executing are stopped first, so that nothing is written for them
  * afterwards (a run executing on another instance stops at its next heartbeat, when its lease is
@@ -177,7 +177,9 @@ export async function deleteWorkflow(services: AppServices, id: string, actor: A
     await recordAudit(services, id, 'workflow.deleted', actor, { name });
   } finally {
     // The definition is gone: its runs go too, even when the audit entry could not be written.
-    const { runs, nodeRuns, events, idempotencyKeys } = services.repos;
+    const { runs, nodeRuns, events, idempotencyKeys, schedules } = services.repos;
+    // Its schedules first, so no tick starts a run of it meanwhile.
+    await schedules.deleteByWorkflow(id);
     for (const runId of await runs.listUnfinishedIds(id)) await services.engine.abort(runId, 'workflow deleted');
     await Promise.all([runs.deleteByWorkflow(id), nodeRuns.deleteByWorkflow(id), events.deleteByWorkflow(id), idempotencyKeys.deleteByWorkflow(id)]);
   }

@@ -13,6 +13,7 @@ import { askHuman } from './semantic/ask-human.ts';
 import { CONTROL_TOOLS } from './semantic/control/index.ts';
 import { INSPECT_TOOLS } from './semantic/inspect/index.ts';
 import { WORKFLOWS_TOOLS } from './semantic/workflows/index.ts';
+import { SCHEDULE_TOOLS } from './semantic/schedules/index.ts';
 import { ORCHESTRATOR_SURFACE } from './orchestrator/index.ts';
 
 /** Every tool of the semantic surface, in listing order. */
@@ -26,6 +27,7 @@ export const SEMANTIC_TOOLS: readonly AnyTool[] = [
   ...INSPECT_TOOLS,
   ...CONTROL_TOOLS,
   askHuman,
+  ...SCHEDULE_TOOLS,
 ];
 
 /** The orchestrator surface. */

@@ -50,6 +50,7 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
     { name: 'status_recent', keys: { status: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (by status, across workflows)', 'WorkflowRuns.countByStatus'] },
     { name: 'parent_recent', keys: { parent_run_id: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (children of a run)'] },
     { name: 'trigger_source_recent', keys: { trigger_source: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (by trigger source, and its total)'] },
+    { name: 'schedule_status', keys: { schedule_id: 1, status: 1 }, serves: ['WorkflowRuns.listUnfinishedBySchedule (the overlap policy of a schedule)'] },
     {
       name: 'claimable',
       keys: { status: 1, created_at: 1, _id: 1 },
@@ -93,6 +94,7 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
     { name: 'workflow_created', keys: { workflow_definition_id: 1, created_at: -1, _id: -1 }, serves: ['Schedules.list (of a workflow, newest first)', 'Schedules.listAll (of some workflows)'] },
     { name: 'created', keys: { created_at: -1, _id: -1 }, serves: ['Schedules.listAll (across workflows, newest first)'] },
     { name: 'due', keys: { paused: 1, due_at: 1 }, serves: ['Schedules.listDue (the schedule loop: unpaused, longest-due first)'] },
+    { name: 'buffered', keys: { paused: 1, buffered_ticks: 1 }, serves: ['Schedules.listBuffered (the schedule loop: buffered ticks to start)'] },
   ],
 };
 

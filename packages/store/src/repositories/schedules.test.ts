@@ -37,6 +37,19 @@ describe('Schedules repository (embedded store)', () => {
     expect((await repos.schedules.listAll({ workflowIds: [workflowId] }, 1, 10)).items.map((s) => s.id)).toEqual([created.id]);
   });
 
+  it('buffers ticks up to a bound, lists unpaused schedules with a buffer, and pops the head once (compare-and-set)', async () => {
+    const { id } = await repos.schedules.create(schedule(workflowId, { createdBy: 'alice' }), T0);
+    expect(await repos.schedules.bufferTick(id, T0, 2)).toBe(true);
+    expect(await repos.schedules.bufferTick(id, T1, 2)).toBe(true);
+    expect(await repos.schedules.bufferTick(id, T2, 2)).toBe(false);
+    expect(await repos.schedules.get(id)).toMatchObject({ bufferedTicks: [T0, T1], createdBy: 'alice', updatedBy: 'alice' });
+    expect((await repos.schedules.listBuffered(T2, 10)).map((s) => s.id)).toEqual([id]);
+    expect(await Promise.all([repos.schedules.popBuffered(id, T0), repos.schedules.popBuffered(id, T0)])).toEqual([true, false]);
+    expect((await repos.schedules.get(id))!.bufferedTicks).toEqual([T1]);
+    await repos.schedules.update(id, { paused: true }, T1);
+    expect(await repos.schedules.listBuffered(T2, 10)).toEqual([]);
+  });
+
   it('update bumps the version and honours an expected version', async () => {
     const { id } = await repos.schedules.create(schedule(workflowId), T0);
     expect(await repos.schedules.update(id, { paused: true, note: 'maintenance' }, T1, 1)).toMatchObject({ paused: true, note: 'maintenance', version: 2, updatedAt: T1 });

@@ -6,8 +6,11 @@
  * `overlap_policy`, `catchup_window_seconds`, `paused`, `note`, `remaining_runs` (null =
  * unlimited), `next_fire_at` (the next nominal tick; null when none is left), `due_at`
  * (`next_fire_at` + the tick's jitter: when the loop takes it), `recent_runs` (the last
- * {@link MAX_RECENT_RUNS} outcomes, oldest first), `created_at`, `updated_at`, `version` (+1 on
- * every change a client makes; the loop's writes leave it alone).
+ * {@link MAX_RECENT_RUNS} outcomes, oldest first), `buffered_ticks` (ticks waiting for the
+ * schedule's running run to end, overlap policies `buffer_one`/`buffer_all`, oldest first),
+ * `created_by`, `updated_by` (user ids of who created and last changed it: they count as the
+ * triggers of its runs for four-eyes), `created_at`, `updated_at`, `version` (+1 on every change a
+ * client makes; the loop's writes leave it alone).
  *
  * Exactly once per tick: {@link Schedules.claimTick} is a compare-and-set on `next_fire_at` (a
  * single-document atomic update on both backends), so of any number of loops that read the same
@@ -49,6 +52,12 @@ export interface ScheduleRecord {
   nextFireAt: Date | null;
   dueAt: Date | null;
   recentRuns: RecentScheduleRun[];
+  /** Ticks waiting for the schedule's running run to end (buffer_one / buffer_all), oldest first. */
+  bufferedTicks: Date[];
+  /** User id of who created the schedule (null: unknown). */
+  createdBy: string | null;
+  /** User id of who last changed it (null: unknown). */
+  updatedBy: string | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -58,10 +67,15 @@ export interface ScheduleRecord {
  * What a new schedule needs: everything its creator decides, including its first tick (null:
  * none). `id` may be chosen beforehand (`newId()`), since the first tick's jitter depends on it.
  */
-export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'createdAt' | 'updatedAt' | 'version'> & { id?: string; next: NextTick | null };
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'bufferedTicks' | 'createdBy' | 'updatedBy' | 'createdAt' | 'updatedAt' | 'version'> & {
+  id?: string;
+  next: NextTick | null;
+  /** User id of the creator (also its first `updatedBy`). */
+  createdBy?: string | null;
+};
 
 /** Changes a client makes (each field optional); `next` when the spec, pause state or remaining runs moved the next tick. */
-export type ScheduleChanges = Partial<Pick<ScheduleRecord, 'name' | 'spec' | 'input' | 'overlapPolicy' | 'catchupWindowSeconds' | 'paused' | 'note' | 'remainingRuns'>> & {
+export type ScheduleChanges = Partial<Pick<ScheduleRecord, 'name' | 'spec' | 'input' | 'overlapPolicy' | 'catchupWindowSeconds' | 'paused' | 'note' | 'remainingRuns' | 'updatedBy'>> & {
   next?: NextTick | null;
 };
 
@@ -78,8 +92,19 @@ export class Schedules {
 
   /** Stores a new schedule (version 1). Throws {@link DuplicateEntryError} when its workflow has one of that name. */
   async create(schedule: NewSchedule, now: Date): Promise<ScheduleRecord> {
-    const { id = newId(), next, ...rest } = schedule;
-    const doc = { _id: oid(id), ...changesToDocument({ ...rest, next }), workflow_definition_id: oid(schedule.workflowDefinitionId), recent_runs: [], created_at: now, updated_at: now, version: 1 };
+    const { id = newId(), next, createdBy = null, ...rest } = schedule;
+    const doc = {
+      _id: oid(id),
+      ...changesToDocument({ ...rest, next }),
+      workflow_definition_id: oid(schedule.workflowDefinitionId),
+      recent_runs: [],
+      buffered_ticks: [],
+      created_by: createdBy,
+      updated_by: createdBy,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
     await this.guardName(schedule.name, () => this.collection.insertOne(doc));
     return toRecord(doc);
   }
@@ -167,6 +192,27 @@ export class Schedules {
     await this.collection.updateOne({ _id: oid(scheduleId) }, { $push: push });
   }
 
+  /**
+   * Puts `tick` at the end of the schedule's buffer unless it already holds `max` ticks (a
+   * conditional `$push`, atomic). True when it was buffered.
+   */
+  async bufferTick(scheduleId: string, tick: Date, max: number): Promise<boolean> {
+    const filter: Document = { _id: oid(scheduleId), [`buffered_ticks.${Math.max(0, max - 1)}`]: { $exists: false } };
+    const push: Document = { buffered_ticks: tick };
+    return (await this.collection.updateOne(filter, { $push: push })).matchedCount === 1;
+  }
+
+  /** Up to `limit` unpaused schedules with buffered ticks (any ≤ `now`, i.e. any at all), for the loop to start when their runs end. */
+  async listBuffered(now: Date, limit: number): Promise<ScheduleRecord[]> {
+    const docs = await this.collection.find({ paused: false, buffered_ticks: { $lte: now } }, { limit });
+    return docs.map(toRecord);
+  }
+
+  /** Removes the first buffered tick if it is still `head` (a compare-and-set: of several callers one wins). True for the winner. */
+  async popBuffered(scheduleId: string, head: Date): Promise<boolean> {
+    return (await this.collection.updateOne({ _id: oid(scheduleId), 'buffered_ticks.0': head }, { $pop: { buffered_ticks: -1 } })).matchedCount === 1;
+  }
+
   private async page(filter: Document, page: number, perPage: number): Promise<{ items: ScheduleRecord[]; total: number }> {
     const [docs, total] = await Promise.all([
       this.collection.find(filter, { sort: { created_at: -1, _id: -1 }, skip: (page - 1) * perPage, limit: perPage }),
@@ -202,6 +248,7 @@ function changesToDocument(changes: ScheduleChanges): Document {
   if (changes.paused !== undefined) doc.paused = changes.paused;
   if (changes.note !== undefined) doc.note = changes.note;
   if (changes.remainingRuns !== undefined) doc.remaining_runs = changes.remainingRuns;
+  if (changes.updatedBy !== undefined) doc.updated_by = changes.updatedBy;
   if (changes.next !== undefined) Object.assign(doc, { next_fire_at: changes.next?.fireAt ?? null, due_at: changes.next?.dueAt ?? null });
   return doc;
 }
@@ -234,6 +281,9 @@ function toRecord(doc: Document): ScheduleRecord {
     nextFireAt: (doc.next_fire_at as Date | null) ?? null,
     dueAt: (doc.due_at as Date | null) ?? null,
     recentRuns: ((doc.recent_runs as Document[] | undefined) ?? []).map(toRecent),
+    bufferedTicks: (doc.buffered_ticks as Date[] | undefined) ?? [],
+    createdBy: (doc.created_by as string | null | undefined) ?? null,
+    updatedBy: (doc.updated_by as string | null | undefined) ?? null,
     createdAt: doc.created_at as Date,
     updatedAt: doc.updated_at as Date,
     version: doc.version as number,

@@ -1,0 +1,185 @@
+/**
+ * What a schedule's tick does (issue #21 item 1; docs/guide/schedules.md): the `fire` callback of
+ * the runner's ScheduleLoop, also used by `/trigger` and `/backfill`, and the start of buffered
+ * ticks once the run that blocked them has ended.
+ *
+ * A tick loads the workflow (deleted or disabled: skipped with the reason), checks the schedule's
+ * input against the workflow's declared inputs (`checkedRunInput`), applies the overlap policy
+ * to the schedule's unfinished runs (`WorkflowRuns.listUnfinishedBySchedule`), and creates the run
+ * through the one run factory (`createRun`) inside the one idempotency mechanism (`onceForKey`,
+ * key `schedule:<scheduleId>:<scheduledAt ISO>`), so a tick fired twice makes one run.
+ */
+import { InvalidRequestError, MAX_BUFFERED_TICKS, type Actor, type RunRecord, type WorkflowRecord } from '@switchyard/domain';
+import type { OverlapPolicy } from '@switchyard/domain/schedule-spec';
+import type { ScheduleRecord } from '@switchyard/store';
+import { requestDirective, type FireOutcome } from '@switchyard/runner';
+import type { TriggeringIdentity } from '../auth/identity.ts';
+import { createRun } from './run-service.ts';
+import { onceForKey } from './idempotency.ts';
+import { checkedRunInput } from './workflow-service.ts';
+import type { AppServices } from './index.ts';
+
+/** Most unfinished runs of a schedule one tick looks at (cancel_other cancels at most these; the rest on later ticks). */
+const MAX_OVERLAP_RUNS = 100;
+
+/** Most schedules with buffered ticks one loop pass looks at. */
+const BUFFERED_BATCH = 100;
+
+/** The `triggerSource` of every run a schedule starts. */
+export const SCHEDULE_TRIGGER_SOURCE = 'schedule';
+
+/**
+ * Who a loop-fired run says triggered it: user id `schedule:<id>`, username `schedule:<name>`,
+ * `via: system`, no scopes (executors mint downstream tokens without any).
+ */
+export function scheduleIdentity(schedule: Pick<ScheduleRecord, 'id' | 'name'>): TriggeringIdentity {
+  return { userId: `schedule:${schedule.id}`, username: `schedule:${schedule.name}`, scopes: [], via: 'system' };
+}
+
+/** The schedule as an actor (the `cancelledBy` of a run it cancels). */
+function scheduleActor(schedule: Pick<ScheduleRecord, 'id' | 'name'>): Actor {
+  return { userId: `schedule:${schedule.id}`, username: `schedule:${schedule.name}`, via: 'system' };
+}
+
+/** How one tick should be fired. */
+export interface FireOptions {
+  /** Overrides the schedule's policy (a backfill's `overlapPolicy`). */
+  overlapPolicy?: OverlapPolicy;
+  /** Who triggers (a caller's `/trigger`); default {@link scheduleIdentity}. */
+  identity?: TriggeringIdentity;
+}
+
+/** Why a workflow cannot start a scheduled run now; null when it can. */
+function workflowRefusal(workflow: WorkflowRecord | null): string | null {
+  if (!workflow) return 'the workflow no longer exists';
+  if (!workflow.enabled) return 'the workflow is disabled';
+  return null;
+}
+
+/**
+ * Fires one tick of `schedule` at `scheduledAt` (the ScheduleLoop's `fire`): started, skipped
+ * with a reason, or buffered. Throws store errors (the loop records them as skipped).
+ */
+export async function fireScheduleTick(services: AppServices, schedule: ScheduleRecord, scheduledAt: Date, options: FireOptions = {}): Promise<FireOutcome> {
+  const workflow = await services.repos.definitions.get(schedule.workflowDefinitionId);
+  const refusal = workflowRefusal(workflow);
+  if (refusal !== null || !workflow) return { started: false, reason: refusal ?? 'the workflow no longer exists' };
+  const input = scheduleInputOrReason(workflow, schedule);
+  if (typeof input === 'string') return { started: false, reason: input };
+  const policy = options.overlapPolicy ?? schedule.overlapPolicy;
+  if (policy !== 'allow_all') {
+    const running = await services.repos.runs.listUnfinishedBySchedule(schedule.id, MAX_OVERLAP_RUNS);
+    const waiting = schedule.bufferedTicks.length > 0;
+    switch (policy) {
+      case 'skip':
+        if (running.length > 0) return { started: false, reason: `run ${running[0]!.id} of this schedule is still ${running[0]!.status} (overlapPolicy skip)` };
+        break;
+      case 'buffer_one':
+      case 'buffer_all':
+        if (running.length > 0 || waiting) {
+          const max = policy === 'buffer_one' ? 1 : MAX_BUFFERED_TICKS;
+          if (await services.repos.schedules.bufferTick(schedule.id, scheduledAt, max)) return { started: false, buffered: true };
+          return {
+            started: false,
+            reason: policy === 'buffer_one' ? 'a tick already waits for the running run (overlapPolicy buffer_one)' : `${MAX_BUFFERED_TICKS} ticks already wait (overlapPolicy buffer_all)`,
+          };
+        }
+        break;
+      case 'cancel_other':
+        for (const run of running) {
+          const reason = `cancelled by schedule '${schedule.name}' (overlapPolicy cancel_other) for its tick at ${scheduledAt.toISOString()}`;
+          await requestDirective({ repos: services.repos, clock: services.clock, engine: services.engine, logger: services.logger }, run.id, {
+            directive: 'cancel',
+            requestedBy: scheduleActor(schedule),
+            reason,
+          }).catch((error: unknown) => services.logger?.warn({ err: error, runId: run.id, scheduleId: schedule.id }, 'cancel_other: run not cancelled'));
+        }
+        break;
+    }
+  }
+  const run = await startScheduledRun(services, workflow, schedule, scheduledAt, input, options.identity);
+  return { started: true, runId: run.id, runStatus: run.status, startedAt: run.startedAt };
+}
+
+/** The schedule's input checked against the workflow's declared inputs (defaults applied), or why it does not fit. */
+function scheduleInputOrReason(workflow: WorkflowRecord, schedule: ScheduleRecord): Record<string, unknown> | string {
+  try {
+    return checkedRunInput(workflow, schedule.input);
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    const problems = error.problems?.length ? `: ${error.problems.slice(0, 5).join('; ')}` : '';
+    return `the schedule's input does not match the workflow's inputSchema${problems}`;
+  }
+}
+
+/**
+ * Creates the run of one tick, at most once per `(schedule, scheduledAt)`: `onceForKey` with key
+ * `schedule:<id>:<ISO>` (a second call returns the first run). The run has `triggerSource:
+ * "schedule"`, `scheduleId`, `scheduledAt`, the schedule's input; its trigger lineage holds the
+ * schedule's creator and last editor, so four-eyes keeps them from approving its gates.
+ */
+async function startScheduledRun(
+  services: AppServices,
+  workflow: WorkflowRecord,
+  schedule: ScheduleRecord,
+  scheduledAt: Date,
+  input: Record<string, unknown>,
+  identity: TriggeringIdentity = scheduleIdentity(schedule),
+): Promise<RunRecord> {
+  const key = `schedule:${schedule.id}:${scheduledAt.toISOString()}`;
+  const editors = [schedule.createdBy, schedule.updatedBy].filter((id): id is string => id !== null);
+  const { run } = await onceForKey(services, workflow.id, key, { scheduleId: schedule.id, scheduledAt: scheduledAt.toISOString() }, (runId) =>
+    createRun(services, {
+      workflow,
+      definitionSnapshot: { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes },
+      triggerSource: SCHEDULE_TRIGGER_SOURCE,
+      initialInput: input,
+      parentRunId: null,
+      resolvedDependencies: [],
+      reused: [],
+      identity,
+      source: { triggeringUserId: null, triggerLineage: editors },
+      runId,
+      origin: { scheduleId: schedule.id, scheduledAt },
+    }),
+  );
+  return run;
+}
+
+/**
+ * Starts the first buffered tick of every schedule whose runs have all ended (the ScheduleLoop's
+ * `startBuffered`, each pass; the run may have ended on any instance). The run is created first
+ * (idempotently), then the tick leaves the buffer by a compare-and-set on the buffer's head, so of
+ * several instances one records it. A tick of a deleted or disabled workflow leaves the buffer as
+ * skipped. Resolves to how many runs started.
+ */
+export async function startBufferedTicks(services: AppServices, now: Date): Promise<number> {
+  const { schedules, runs, definitions } = services.repos;
+  let started = 0;
+  for (const schedule of await schedules.listBuffered(now, BUFFERED_BATCH)) {
+    const head = schedule.bufferedTicks[0];
+    if (!head) continue;
+    try {
+      if ((await runs.listUnfinishedBySchedule(schedule.id, 1)).length > 0) continue;
+      const workflow = await definitions.get(schedule.workflowDefinitionId);
+      const refusal = workflowRefusal(workflow);
+      const input = workflow && refusal === null ? scheduleInputOrReason(workflow, schedule) : (refusal ?? '');
+      if (typeof input === 'string') {
+        if (await schedules.popBuffered(schedule.id, head)) {
+          await schedules.refundRun(schedule.id);
+          await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: input });
+        }
+        continue;
+      }
+      const run = await startScheduledRun(services, workflow!, schedule, head, input);
+      if (await schedules.popBuffered(schedule.id, head)) {
+        await schedules.recordRecent(schedule.id, { scheduledAt: head, startedAt: run.startedAt, runId: run.id, status: run.status });
+        services.logger?.info({ scheduleId: schedule.id, scheduledAt: head, runId: run.id }, 'buffered scheduled run started');
+        started += 1;
+      }
+    } catch (error) {
+      services.logger?.error({ err: error, scheduleId: schedule.id, scheduledAt: head }, 'buffered schedule tick not started');
+    }
+  }
+  return started;
+}

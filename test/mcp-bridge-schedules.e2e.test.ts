@@ -1,0 +1,74 @@
+/**
+ * The MCP bridge's schedule tools (issue #21 item 1) through a real SDK client against the real
+ * API: list_schedules, create_schedule, pause_schedule, resume_schedule, trigger_schedule — their
+ * annotations, results (validated against the listed outputSchema by `call`) and errors.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
+import { CANVAS, echoStep, startService, uniqueName, type TestService } from './support/service.ts';
+
+let svc: TestService;
+let bridge: BridgeClient;
+beforeAll(async () => {
+  svc = await startService();
+  bridge = await bridgeInProcess(svc.baseUrl);
+});
+afterAll(async () => {
+  await bridge?.close();
+  await svc?.close();
+});
+
+const UNKNOWN_ID = '0123456789abcdef01234567';
+
+const HINTS = {
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  write: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  launch: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+} as const;
+
+describe('schedule tools', () => {
+  it('annotations follow the kind: list reads, create/pause/resume write, trigger launches', async () => {
+    const tools = await bridge.tools();
+    const kinds = { list_schedules: 'read', create_schedule: 'write', pause_schedule: 'write', resume_schedule: 'write', trigger_schedule: 'launch' } as const;
+    for (const [name, kind] of Object.entries(kinds)) expect(tools.get(name)?.annotations, name).toMatchObject(HINTS[kind]);
+  });
+
+  it('creates a schedule by workflow name, lists it, pauses and resumes it with notes, and triggers a run', async () => {
+    const name = uniqueName('bridge-sched');
+    const workflow = await svc.createWorkflow({ name, canvas: CANVAS, nodes: [echoStep('A')] });
+    await svc.enable(workflow.id);
+
+    const created = await bridge.call('create_schedule', { workflowName: name, name: 'mornings', cron: '0 9 * * *', timezone: 'Europe/Berlin', input: { who: 'agent' } });
+    expect(created.error).toBeUndefined();
+    expect(created.data).toMatchObject({ workflowId: workflow.id, name: 'mornings', cron: '0 9 * * *', timezone: 'Europe/Berlin', overlapPolicy: 'skip', paused: false });
+    expect(created.data.nextRunTimes).toHaveLength(5);
+    for (const at of created.data.nextRunTimes) expect([7, 8]).toContain(new Date(at).getUTCHours()); // 09:00 CET/CEST
+    const scheduleId = created.data.scheduleId;
+
+    const listed = await bridge.call('list_schedules', { workflowId: workflow.id });
+    expect(listed.data).toMatchObject({ total: 1, schedules: [{ scheduleId, name: 'mornings' }] });
+    expect((await bridge.call('list_schedules', {})).data.schedules.map((s: any) => s.scheduleId)).toContain(scheduleId);
+
+    const paused = await bridge.call('pause_schedule', { workflowId: workflow.id, scheduleId, note: 'holiday' });
+    expect(paused.data).toMatchObject({ paused: true, note: 'holiday' });
+    const resumed = await bridge.call('resume_schedule', { workflowId: workflow.id, scheduleId, note: 'back' });
+    expect(resumed.data).toMatchObject({ paused: false, note: 'back' });
+
+    const triggered = await bridge.call('trigger_schedule', { workflowId: workflow.id, scheduleId });
+    expect(triggered.data).toMatchObject({ outcome: 'started', reason: null });
+    const run = await svc.waitForRun(workflow.id, triggered.data.runId);
+    expect(run).toMatchObject({ status: 'completed', triggerSource: 'schedule', scheduleId, initialInput: { who: 'agent' } });
+  });
+
+  it('reports errors with stable codes: bad cron, unknown schedule, unknown workflow, unknown argument', async () => {
+    const workflow = await svc.createWorkflow({ name: uniqueName('bridge-sched-bad'), canvas: CANVAS, nodes: [echoStep('A')] });
+    const badCron = await bridge.call('create_schedule', { workflowId: workflow.id, name: 'x', cron: '99 * * * *' });
+    expect(badCron.error).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(badCron.error?.details?.problems?.join()).toMatch(/^\/cron: /);
+    expect((await bridge.call('pause_schedule', { workflowId: workflow.id, scheduleId: UNKNOWN_ID })).error).toMatchObject({ code: 'SCHEDULE_NOT_FOUND' });
+    expect((await bridge.call('trigger_schedule', { workflowId: UNKNOWN_ID, scheduleId: UNKNOWN_ID })).error).toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
+    expect((await bridge.call('list_schedules', { workflowName: 'no such workflow anywhere' })).error).toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
+    expect((await bridge.call('resume_schedule', { workflowId: workflow.id, scheduleId: UNKNOWN_ID, extra: 1 })).error).toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await bridge.call('pause_schedule', { workflowId: workflow.id, scheduleId: UNKNOWN_ID, note: 'x'.repeat(1001) })).error).toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
