@@ -224,4 +224,17 @@ export class RunReads {
     );
     return docs.map(hexId);
   }
+
+  /**
+   * The runs started by schedule `scheduleId` (top-level `schedule_id`) that have not ended, in no
+   * particular order, at most `limit`: id and status (index `schedule_status`). The overlap policy of a
+   * schedule's next tick looks at these.
+   */
+  async listUnfinishedBySchedule(scheduleId: string, limit: number): Promise<Array<{ id: string; status: RunRecord['status'] }>> {
+    const docs = await this.collection.find(
+      { schedule_id: scheduleId, status: { $nin: [...TERMINAL_RUN_STATUSES] } },
+      { limit, projection: { _id: 1, status: 1 } },
+    );
+    return docs.map((doc) => ({ id: hexId(doc), status: doc.status as RunRecord['status'] }));
+  }
 }
