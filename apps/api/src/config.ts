@@ -61,6 +61,8 @@ export interface ServiceConfig {
   retentionIntervalMs: number;
   /** How long a trigger's `Idempotency-Key` is remembered, hours. */
   idempotencyTtlHours: number;
+  /** How long posted events are kept, days (docs/guide/events.md). */
+  eventRetentionDays: number;
   /**
    * Browser origins allowed to call the API from another origin (CORS), exact `scheme://host[:port]`;
    * `['*']` allows any origin; empty: no CORS headers (same-origin only).
@@ -194,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     runsKeptPerWorkflow: v.SWITCHYARD_RUNS_KEPT_PER_WORKFLOW ?? null,
     retentionIntervalMs: v.SWITCHYARD_RETENTION_INTERVAL_MS,
     idempotencyTtlHours: v.SWITCHYARD_IDEMPOTENCY_TTL_HOURS,
+    eventRetentionDays: v.SWITCHYARD_EVENT_RETENTION_DAYS,
     corsOrigins: corsOrigins(v.SWITCHYARD_CORS_ORIGINS),
     rateLimitTriggersPerMinute: v.SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE,
     rateLimitApprovalsPerMinute: v.SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE,

@@ -73,7 +73,7 @@ export class InvalidRequestError extends SwitchyardError {
 }
 
 /** What a 404 `resource_not_found` says is missing (`detail.resource`). */
-export const NOT_FOUND_RESOURCES = ['workflow', 'run', 'node', 'node_run', 'requirement'] as const;
+export const NOT_FOUND_RESOURCES = ['workflow', 'run', 'node', 'node_run', 'requirement', 'event'] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
 /** How messages name each resource: "Run not found". */
@@ -83,6 +83,7 @@ const RESOURCE_NAMES: Readonly<Record<NotFoundResource, string>> = {
   node: 'Node',
   node_run: 'Node run',
   requirement: 'Requirement',
+  event: 'Event',
 };
 
 /** Options of {@link NotFoundError}. */

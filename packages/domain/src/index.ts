@@ -24,3 +24,5 @@ export * from './schemas/approval.ts';
 export * from './schemas/human-request.ts';
 export * from './schemas/executors.ts';
 export * from './body-limits.ts';
+export * from './triggers.ts';
+export * from './schemas/event.ts';
