@@ -68,7 +68,7 @@ export interface ServiceConfig {
    * `['*']` allows any origin; empty: no CORS headers (same-origin only).
    */
   corsOrigins: readonly string[];
-  /** Trigger-type requests (trigger, retry, replay, node rerun) one client may send a minute; 0: unlimited. */
+  /** Trigger-type requests (trigger, retry, replay, node rerun, event posts) one client may send a minute; 0: unlimited. */
   rateLimitTriggersPerMinute: number;
   /** Approval-type requests (approve, pause, resume, cancel, human requests) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
