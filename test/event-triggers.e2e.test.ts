@@ -1,5 +1,5 @@
 /**
- * Event-triggered workflows (issue #21 item 2, docs/guide/events.md): `POST /api/v1/events`
+ * Event-triggered workflows (issue #21 item 2, docs/guide/event-triggers.md): `POST /api/v1/events`
  * starts one run of every enabled workflow whose trigger matches (filter, input from inputCel or
  * the data, declared inputs), records what went wrong on the event instead of failing, dedupes a
  * repeated `id` (also concurrent posts), and is bounded in size, fan-out and scope; `GET

@@ -61,7 +61,7 @@ export interface ServiceConfig {
   retentionIntervalMs: number;
   /** How long a trigger's `Idempotency-Key` is remembered, hours. */
   idempotencyTtlHours: number;
-  /** How long posted events are kept, days (docs/guide/events.md). */
+  /** How long posted events are kept, days (docs/guide/event-triggers.md). */
   eventRetentionDays: number;
   /**
    * Browser origins allowed to call the API from another origin (CORS), exact `scheme://host[:port]`;

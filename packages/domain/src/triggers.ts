@@ -1,5 +1,5 @@
 /**
- * Event triggers of a workflow (issue #21 item 2, docs/guide/events.md): validation on save. The
+ * Event triggers of a workflow (issue #21 item 2, docs/guide/event-triggers.md): validation on save. The
  * body schema bounds their number, the event name and the expression lengths; this module asks
  * the runner's CEL (through {@link DefinitionChecks.checkExpression}, kind `trigger`: the only
  * variable is `event`) whether `filterCel` and `inputCel` compile, and fills absent expressions

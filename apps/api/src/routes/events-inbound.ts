@@ -1,5 +1,5 @@
 /**
- * The event inbox (issue #21 item 2, docs/guide/events.md), under /api/v1 (`routes/events.ts` is
+ * The event inbox (issue #21 item 2, docs/guide/event-triggers.md), under /api/v1 (`routes/events.ts` is
  * the run events of a run, a different thing):
  * - `POST /events` (scope `events-write`, body ≤ 256 KiB): stores an event and starts the runs of
  *   the workflows whose triggers match (services/event-service.ts); 202 `{ eventId, runIds }`.

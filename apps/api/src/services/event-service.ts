@@ -1,5 +1,5 @@
 /**
- * Event-triggered workflows (issue #21 item 2, docs/guide/events.md): `POST /api/v1/events` stores
+ * Event-triggered workflows (issue #21 item 2, docs/guide/event-triggers.md): `POST /api/v1/events` stores
  * an event and starts one run of every enabled workflow with a matching trigger.
  *
  * - Matching: the enabled workflows with a trigger on the event's name (`listTriggeredBy`, an

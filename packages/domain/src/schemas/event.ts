@@ -1,5 +1,5 @@
 /**
- * Schemas of the event inbox (issue #21 item 2, docs/guide/events.md): `POST /api/v1/events`
+ * Schemas of the event inbox (issue #21 item 2, docs/guide/event-triggers.md): `POST /api/v1/events`
  * and `GET /api/v1/events`.
  */
 import Type, { type Static } from 'typebox';

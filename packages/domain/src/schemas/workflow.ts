@@ -262,7 +262,7 @@ export const MAX_TRIGGER_CEL_LENGTH = 4096;
 export const EventName = Type.String({ minLength: 1, maxLength: 200, pattern: EVENT_NAME_PATTERN, description: '1-200 characters: a letter or digit, then letters, digits and . _ : -; compared exactly' });
 
 /**
- * One event trigger of a workflow (issue #21, docs/guide/events.md): an event named `event` starts
+ * One event trigger of a workflow (issue #21, docs/guide/event-triggers.md): an event named `event` starts
  * a run when `filterCel` (absent: always) is true; the run input is `inputCel`'s map (absent: the
  * event's `data`). Both expressions read the variable `event` (`{ id, name, data, receivedAt }`).
  */
@@ -294,7 +294,7 @@ export type WorkflowTriggerDetail = Static<typeof WorkflowTriggerDetail>;
 /** `triggers` as clients send them. */
 const WorkflowTriggersInput = Type.Array(WorkflowTrigger, {
   maxItems: MAX_WORKFLOW_TRIGGERS,
-  description: `Event triggers (docs/guide/events.md), at most ${MAX_WORKFLOW_TRIGGERS}; expressions are checked on save (400 naming the trigger). A change bumps version`,
+  description: `Event triggers (docs/guide/event-triggers.md), at most ${MAX_WORKFLOW_TRIGGERS}; expressions are checked on save (400 naming the trigger). A change bumps version`,
 });
 
 /** Body of POST /workflows. `enabled` cannot be set: workflows are created disabled. */
@@ -344,7 +344,7 @@ export const WorkflowDetail = Type.Object(
     tags: Type.Array(Type.String(), { description: 'Metadata for grouping and filtering (GET /workflows?tag=); [] when none' }),
     version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description, inputSchema, triggers); not by enabled or tags' }),
     inputSchema: Type.Union([JsonObject, Type.Null()], { description: 'Declared inputs: the JSON Schema (2020-12) the run input must match; null when any input goes (docs/guide/inputs.md)' }),
-    triggers: Type.Array(WorkflowTriggerDetail, { description: 'Event triggers (docs/guide/events.md); [] when none' }),
+    triggers: Type.Array(WorkflowTriggerDetail, { description: 'Event triggers (docs/guide/event-triggers.md); [] when none' }),
     access: { ...WorkflowAccess, description: 'Who may do what (issue #18): change it with PUT /{workflow_id}/access (owners)' },
     createdAt: Timestamp,
     updatedAt: Timestamp,

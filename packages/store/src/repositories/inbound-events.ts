@@ -1,5 +1,5 @@
 /**
- * `events` repository (issue #21 item 2, docs/guide/events.md): the events clients post to
+ * `events` repository (issue #21 item 2, docs/guide/event-triggers.md): the events clients post to
  * `POST /api/v1/events`, with the runs each started and the problems met on the way. Fields
  * (snake_case): `_id` (the event id, a new ObjectId), `name`, `data` (user data, keys escaped),
  * `source_id` (the client's `id`, or null), `dedupe_key`, `dedupe_until`, `received_at`,
