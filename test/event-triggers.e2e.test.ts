@@ -194,6 +194,13 @@ describe('event triggers (no authentication)', () => {
     expect((await create([{ event: 'a', filterCel: 'x'.repeat(4097) }])).status).toBe(400);
     expect((await create([{ event: 'a', other: 1 }])).status).toBe(400);
 
+    const yaml = await svc.api.request('POST', wf(), undefined, {
+      contentType: 'application/yaml',
+      raw: `name: ${uniqueName('yaml')}\ncanvas: { viewport: { x: 0, y: 0, zoom: 1 } }\nnodes:\n  - { name: A, nodeType: step, executorKey: echo }\ntriggers:\n  - event: order.created\n    filterCel: event.data.total > 100.0\n`,
+    });
+    expect(yaml.status, yaml.text).toBe(201);
+    expect(yaml.body.triggers).toEqual([{ event: 'order.created', filterCel: 'event.data.total > 100.0', inputCel: null }]);
+
     const workflow = await triggered([{ event: 'a' }]);
     const updated = await svc.api.put(wf(`/${workflow.id}`), { triggers: [{ event: 'b', filterCel: 'event.data.ok' }] });
     expect(updated.status).toBe(200);
