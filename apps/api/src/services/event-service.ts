@@ -6,7 +6,8 @@
  *   index read, at most {@link MAX_EVENT_CANDIDATES} in id order); per workflow the first trigger
  *   on that name whose `filterCel` (CEL over `event`, on the engine's evaluation budget) is true.
  *   A filter that fails to evaluate is recorded as a problem of that trigger, and the next one is
- *   tried. Events are a system-wide inbox: the `events-write` scope is the guard, not the
+ *   tried. Between workflows the event loop gets a turn once the process's time slice is used up
+ *   (runner `sharedSlice`), so many costly filters do not stall other requests. Events are a system-wide inbox: the `events-write` scope is the guard, not the
  *   caller's role on each workflow; the runs record the caller as their trigger.
  * - Input: `inputCel`'s map, else the event's `data`; then the workflow's declared inputs
  *   (`checkedRunInput`). A non-map, a failing expression or a mismatch is a problem, not a run.
@@ -27,7 +28,7 @@ import {
   type SnapshotBudget,
   type WorkflowRecord,
 } from '@switchyard/domain';
-import { CelEngine, CelEvaluationError } from '@switchyard/runner';
+import { CelEngine, CelEvaluationError, sharedSlice } from '@switchyard/runner';
 import type { EventProblem, EventRun, InboundEventRecord } from '@switchyard/store';
 import { KeyedCounts } from '../keyed-counts.ts';
 import type { AppServices } from './index.ts';
@@ -141,6 +142,8 @@ async function startEventRuns(services: AppServices, event: InboundEventRecord, 
     const candidates = await services.repos.definitions.listTriggeredBy(event.name, MAX_EVENT_CANDIDATES);
     const variables = { event: { id: event.id, name: event.name, data: event.data, receivedAt: event.receivedAt.toISOString() } };
     for (const workflow of candidates) {
+      // Filters evaluate synchronously (each on the CEL budget): between workflows the event loop gets its turn.
+      await sharedSlice.yield();
       const problem = (trigger: number | null, error: string) => problems.push({ workflowId: workflow.id, trigger, error: boundedText(error, MAX_PROBLEM_CHARS) });
       const trigger = matchingTrigger(services, workflow, event.name, variables, problem);
       if (trigger === null) continue;
