@@ -206,12 +206,13 @@ interface MatrixRequest {
  * One operation of the OpenAPI document:
  * - `need`: the role on the addressed workflow it needs; `'any'`: not workflow-scoped (every
  *   caller with the scope; lists are filtered, checked below); `'admin'`: the `workflows-admin` scope;
+ *   `'events-write'`: that scope, which no caller of the matrix has (events: test/event-triggers.e2e.test.ts);
  * - `deniedAs`: the role a refused caller is told it lacks (default `need`);
  * - `request`: the request `who` makes (fresh resources where the operation consumes them);
  * - `ok`: the statuses of an allowed caller.
  */
 interface MatrixRow {
-  need: Role | 'any' | 'admin';
+  need: Role | 'any' | 'admin' | 'events-write';
   deniedAs?: (who: Who) => Role;
   request: (who: Who) => Promise<MatrixRequest>;
   ok: number[];
@@ -339,6 +340,9 @@ const MATRIX: Record<string, MatrixRow> = {
     request: fixed('POST', () => schedule('/backfill'), () => ({ startAt: '2025-01-01T00:00:00Z', endAt: '2025-01-01T01:00:00Z' })),
     ok: [200],
   },
+  'POST /api/v1/events': { need: 'events-write', request: fixed('POST', () => `${ROOT}/events`, () => ({ name: 'matrix.event', data: {} })), ok: [202] },
+  'GET /api/v1/events': { need: 'any', request: fixed('GET', () => `${ROOT}/events`), ok: [200] },
+  'GET /api/v1/events/{event_id}': { need: 'any', request: fixed('GET', () => `${ROOT}/events/0123456789abcdef01234567`), ok: [404] },
   // The public probes (routes/health.ts): every caller, as without a credential.
   'GET /livez': { need: 'any', request: fixed('GET', () => '/livez'), ok: [200] },
   'GET /healthz': { need: 'any', request: fixed('GET', () => '/healthz'), ok: [200] },
@@ -393,17 +397,17 @@ describe('every operation × every role', () => {
   });
 
   for (const [operation, row] of Object.entries(MATRIX)) {
-    it(`${operation}: ${row.need === 'any' ? 'every caller' : row.need === 'admin' ? 'admins only' : `${row.need} and above`}`, async () => {
+    it(`${operation}: ${row.need === 'any' ? 'every caller' : row.need === 'admin' ? 'admins only' : row.need === 'events-write' ? 'the events-write scope only' : `${row.need} and above`}`, async () => {
       for (const who of WHO) {
         const request = await row.request(who);
         const response = request.stream ? await openStream(who, request.path) : await as(who, request.method, request.path, request.body);
         const label = `${operation} as ${who} (${USER_OF[who]})`;
-        const allowed = row.need === 'any' || (row.need === 'admin' ? who === 'admin' : RANK[who] >= RANK[row.need]);
+        const allowed = row.need === 'any' || (row.need === 'events-write' ? false : row.need === 'admin' ? who === 'admin' : RANK[who] >= RANK[row.need]);
         if (allowed) {
           expect(row.ok, `${label}: ${show(response)}`).toContain(response.status);
-        } else if (row.need === 'admin') {
+        } else if (row.need === 'admin' || row.need === 'events-write') {
           expect(response.status, `${label}: ${show(response)}`).toBe(403);
-          expect(response.body.detail, label).toMatchObject({ error: 'permission_denied', details: { requiredScope: 'workflows-admin' } });
+          expect(response.body.detail, label).toMatchObject({ error: 'permission_denied', details: { requiredScope: row.need === 'admin' ? 'workflows-admin' : 'events-write' } });
         } else {
           expectRoleDenied(response, row.deniedAs?.(who) ?? (row.need as Role), request.workflowId ?? W.id, label, request.path);
         }

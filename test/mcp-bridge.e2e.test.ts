@@ -22,6 +22,7 @@ const EXPECTED_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'
   toggle_workflow: 'write',
   delete_workflow: 'irreversible',
   run_workflow: 'launch',
+  send_event: 'launch',
   list_runs: 'read',
   get_run: 'read',
   watch_run: 'read',

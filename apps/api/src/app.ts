@@ -29,6 +29,7 @@ import auditRoutes from './routes/audit.ts';
 import humanRequestRoutes from './routes/human-requests.ts';
 import crossWorkflowRoutes from './routes/cross-workflow.ts';
 import eventRoutes from './routes/events.ts';
+import inboundEventRoutes from './routes/events-inbound.ts';
 import executorRoutes from './routes/executors.ts';
 import consoleRoutes from './routes/console.ts';
 import runRoutes from './routes/runs.ts';
@@ -139,6 +140,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(executorRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(auditRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(scheduleRoutes, { prefix: '/api/v1', services: options.services });
+  await app.register(inboundEventRoutes, { prefix: '/api/v1', services: options.services });
   await app.register(consoleRoutes);
   await app.register(healthRoutes, { services: options.services });
   return app;

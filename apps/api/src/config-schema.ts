@@ -439,6 +439,13 @@ export const CONFIG_SCHEMA = Type.Object({
     maximum: 8_760,
     description: "how long a run start's `Idempotency-Key` (trigger, retry, replay, node rerun) is remembered, hours",
   }),
+  SWITCHYARD_EVENT_RETENTION_DAYS: Type.Integer({
+    group: 'Retention',
+    default: 7,
+    minimum: 1,
+    maximum: 3_650,
+    description: 'how long events posted to `POST /api/v1/events` are kept (listed, with the runs they started), days; a repeated event `id` is deduplicated for 24 h regardless',
+  }),
   // Connections and streams
   SWITCHYARD_ALLOWED_HOSTS: Type.Optional(
     Type.String({

@@ -63,12 +63,14 @@ export interface ServiceConfig {
   retentionIntervalMs: number;
   /** How long a trigger's `Idempotency-Key` is remembered, hours. */
   idempotencyTtlHours: number;
+  /** How long posted events are kept, days (docs/guide/event-triggers.md). */
+  eventRetentionDays: number;
   /**
    * Browser origins allowed to call the API from another origin (CORS), exact `scheme://host[:port]`;
    * `['*']` allows any origin; empty: no CORS headers (same-origin only).
    */
   corsOrigins: readonly string[];
-  /** Trigger-type requests (trigger, retry, replay, node rerun) one client may send a minute; 0: unlimited. */
+  /** Trigger-type requests (trigger, retry, replay, node rerun, event posts) one client may send a minute; 0: unlimited. */
   rateLimitTriggersPerMinute: number;
   /** Approval-type requests (approve, pause, resume, cancel, human requests) one client may send a minute; 0: unlimited. */
   rateLimitApprovalsPerMinute: number;
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     runsKeptPerWorkflow: v.SWITCHYARD_RUNS_KEPT_PER_WORKFLOW ?? null,
     retentionIntervalMs: v.SWITCHYARD_RETENTION_INTERVAL_MS,
     idempotencyTtlHours: v.SWITCHYARD_IDEMPOTENCY_TTL_HOURS,
+    eventRetentionDays: v.SWITCHYARD_EVENT_RETENTION_DAYS,
     corsOrigins: corsOrigins(v.SWITCHYARD_CORS_ORIGINS),
     rateLimitTriggersPerMinute: v.SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE,
     rateLimitApprovalsPerMinute: v.SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE,

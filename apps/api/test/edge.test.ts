@@ -247,7 +247,7 @@ describe('rate limits', () => {
     expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
     const refused = answers[3]!;
     expect(refused.json()).toEqual({
-      detail: { error: 'rate_limited', message: 'Too many trigger requests (trigger, retry, replay, node rerun): at most 3 a minute from one client; retry in 60 s' },
+      detail: { error: 'rate_limited', message: 'Too many trigger requests (trigger, retry, replay, node rerun, event posts): at most 3 a minute from one client; retry in 60 s' },
     });
     expect(refused.headers['retry-after']).toBe('60');
     expect(refused.headers['x-ratelimit-limit']).toBe('3');
@@ -363,6 +363,7 @@ describe('rate limits', () => {
       'createSchedule',
       'createWorkflow',
       'pauseRun',
+      'postEvent',
       'replaceWorkflowAccess',
       'replayRun',
       'rerunNode',

@@ -5,7 +5,7 @@ import { OPENAPI_FILE, renderOpenApi } from '../src/openapi.ts';
 import { openApiDocument, operations, schemaCompiler, schemaLocations } from './openapi-document.ts';
 
 /** The operations counted by a per-client rate limit (plugins/rate-limits.ts). */
-const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest', 'createWorkflow', 'updateWorkflow', 'validateWorkflow', 'replaceWorkflowAccess', 'createSchedule', 'updateSchedule', 'triggerSchedule', 'backfillSchedule'];
+const RATE_LIMITED = ['triggerRun', 'retryRun', 'replayRun', 'rerunNode', 'approveRequirement', 'pauseRun', 'resumeRun', 'cancelRun', 'createHumanRequest', 'postEvent', 'createWorkflow', 'updateWorkflow', 'validateWorkflow', 'replaceWorkflowAccess', 'createSchedule', 'updateSchedule', 'triggerSchedule', 'backfillSchedule'];
 
 describe('openapi/openapi.json', () => {
   it('matches the routes (regenerate with `npm run openapi`)', async () => {
@@ -49,6 +49,9 @@ describe('openapi/openapi.json', () => {
         'GET /api/v1/workflows/{workflow_id}/access',
         'PUT /api/v1/workflows/{workflow_id}/access',
         'GET /api/v1/audit',
+        'POST /api/v1/events',
+        'GET /api/v1/events',
+        'GET /api/v1/events/{event_id}',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/events/stream',
         'GET /api/v1/workflows/{workflow_id}/runs/{run_id}/nodes/{node_run_id}',
         'GET /livez',

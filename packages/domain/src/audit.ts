@@ -24,7 +24,7 @@ export const AUDIT_EVENT_TYPES = ['workflow.created', 'workflow.updated', 'workf
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /** The fields of a workflow a `PUT` may change, as `workflow.updated` names them in `fields`. */
-export type AuditedWorkflowField = 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags' | 'approvers' | 'inputSchema';
+export type AuditedWorkflowField = 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags' | 'approvers' | 'inputSchema' | 'triggers';
 
 /** The payload of each audit entry type (see the module comment). */
 export interface AuditPayloads {

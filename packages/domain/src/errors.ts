@@ -73,7 +73,7 @@ export class InvalidRequestError extends SwitchyardError {
 }
 
 /** What a 404 `resource_not_found` says is missing (`detail.resource`). */
-export const NOT_FOUND_RESOURCES = ['workflow', 'run', 'node', 'node_run', 'requirement', 'schedule'] as const;
+export const NOT_FOUND_RESOURCES = ['workflow', 'run', 'node', 'node_run', 'requirement', 'schedule', 'event'] as const;
 export type NotFoundResource = (typeof NOT_FOUND_RESOURCES)[number];
 
 /** How messages name each resource: "Run not found". */
@@ -84,6 +84,7 @@ const RESOURCE_NAMES: Readonly<Record<NotFoundResource, string>> = {
   node_run: 'Node run',
   requirement: 'Requirement',
   schedule: 'Schedule',
+  event: 'Event',
 };
 
 /** Options of {@link NotFoundError}. */

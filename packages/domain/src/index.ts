@@ -25,3 +25,5 @@ export * from './schemas/human-request.ts';
 export * from './schemas/executors.ts';
 export * from './schemas/schedule.ts';
 export * from './body-limits.ts';
+export * from './triggers.ts';
+export * from './schemas/event.ts';

@@ -7,7 +7,7 @@ import type { Actor, ActorVia, WorkflowAccess } from './access.ts';
 import type { PendingDirective } from './run-control.ts';
 import type { NodeRunStatus, RunStatus } from './run-status.ts';
 import type { DefinitionSnapshot, PendingUserInputField, ResolvedDependency } from './schemas/run.ts';
-import type { NodeType, WorkflowCanvas, WorkflowNode } from './schemas/workflow.ts';
+import type { NodeType, WorkflowCanvas, WorkflowNode, WorkflowTriggerDetail } from './schemas/workflow.ts';
 
 /**
  * `workflow_definitions` document. `version` starts at 1 and grows with each definition change
@@ -24,6 +24,8 @@ export interface WorkflowRecord {
   tags: string[];
   /** Declared inputs (input-schema.ts): the JSON Schema the run input must match; null (or absent, stored before it existed) when any input goes. Stored as `input_schema`, keys as written. */
   inputSchema?: Record<string, unknown> | null;
+  /** Event triggers (issue #21, domain triggers.ts); [] (or absent, stored before they existed) when none. Stored as `triggers` with `filter_cel`, `input_cel`. */
+  triggers?: WorkflowTriggerDetail[];
   /**
    * Who may do what with the workflow (issue #18, domain access.ts); stored with the union of its
    * principals as `access_principals` (indexed) for list queries. Workflows stored before #18 get

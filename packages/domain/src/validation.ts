@@ -26,7 +26,8 @@ import type {
 } from './schemas/workflow.ts';
 
 /** Where a CEL expression is used; decides which variables it may reference. */
-export type ExpressionKind = 'condition' | 'router' | 'loop_end' | 'argument';
+/** `trigger`: an event trigger's `filterCel` / `inputCel` (reads only `event`, triggers.ts). */
+export type ExpressionKind = 'condition' | 'router' | 'loop_end' | 'argument' | 'trigger';
 
 /** Checks that need the runner (executor registry, CEL). */
 export interface DefinitionChecks {

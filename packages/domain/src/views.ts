@@ -66,6 +66,7 @@ export function toWorkflowDetail(record: WorkflowRecord): WorkflowDetail {
     tags: record.tags,
     version: record.version,
     inputSchema: record.inputSchema ?? null,
+    triggers: record.triggers ?? [],
     access: record.access,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),

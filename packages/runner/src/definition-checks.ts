@@ -4,12 +4,13 @@
  * variables of its place.
  */
 import { DEFAULT_MAX_NODES, DEFAULT_MAX_STEP_EXECUTIONS, type DefinitionChecks, type ExpressionKind } from '@switchyard/domain';
-import { ROUTER_VARIABLES, STEP_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
+import { ROUTER_VARIABLES, STEP_VARIABLES, TRIGGER_VARIABLES, checkArgumentExpressions, type CelEngine } from './cel/index.ts';
 import { findKind } from './executors/kinds.ts';
 import type { ExecutorRegistry } from './executors/types.ts';
 
-/** Router selectors also see `step_choices`; every other expression (conditions, loop ends) sees the step context. */
+/** Router selectors also see `step_choices`; event triggers see only `event`; every other expression (conditions, loop ends) sees the step context. */
 function variablesFor(kind: ExpressionKind): readonly string[] {
+  if (kind === 'trigger') return TRIGGER_VARIABLES;
   return kind === 'router' ? ROUTER_VARIABLES : STEP_VARIABLES;
 }
 

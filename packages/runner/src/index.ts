@@ -27,3 +27,4 @@ export { GateBlocked, RunCancelled } from './gates.ts';
 export type { Logger } from './logger.ts';
 export { TRACER_NAME, TRACE_ATTRIBUTES, traceContextFromHeaders, type StoredTraceContext } from './tracing.ts';
 export { ADDRESS_PLACEHOLDER, DATA_DIR_PLACEHOLDER, publicErrorText, type PublicTextOptions } from './public-text.ts';
+export { EventLoopSlice, sharedSlice } from './event-loop-slice.ts';

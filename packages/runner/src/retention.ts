@@ -4,7 +4,7 @@
  * `DELETE .../runs/{run_id}`), and the {@link RetentionSweeper} applies the configured policy
  * now and then on either backend: runs that ended more than `retentionDays` ago, and a
  * workflow's ended runs beyond its `keepPerWorkflow` newest. Runs that have not ended are never
- * deleted. Each pass also purges expired idempotency keys of triggers. After a pass that deleted anything, the store is compacted (the embedded store
+ * deleted. Each pass also purges expired idempotency keys of triggers and events past their retention (`events`). After a pass that deleted anything, the store is compacted (the embedded store
  * rewrites its snapshot, so its files shrink too).
  */
 import { isTerminalRunStatus } from '@switchyard/domain';
@@ -108,6 +108,7 @@ export class RetentionSweeper {
   private async pass(counter: { deleted: number }): Promise<void> {
     const { repos, retentionDays, keepPerWorkflow } = this.options;
     await repos.idempotencyKeys.purgeExpired(this.clock.now());
+    await repos.inboundEvents.purgeExpired(this.clock.now());
     if (retentionDays !== null) {
       const cutoff = new Date(this.clock.now().getTime() - retentionDays * 86_400_000);
       for (let runs = await repos.runs.listEndedBefore(cutoff, BATCH); runs.length > 0; runs = await repos.runs.listEndedBefore(cutoff, BATCH)) {

@@ -182,6 +182,7 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     listIdsAfter: async ({ repos, workflowId }) => [await repos.definitions.listIdsAfter(null, 10), await repos.definitions.listIdsAfter(workflowId, 10)],
     namesOf: ({ repos, workflowId }) => repos.definitions.namesOf([workflowId, newId()]),
     accessesOf: ({ repos, workflowId }) => repos.definitions.accessesOf([workflowId]),
+    listTriggeredBy: ({ repos }) => repos.definitions.listTriggeredBy('order.created', 10),
     delete: ({ repos }) => repos.definitions.delete(newId()),
   },
   runs: {
@@ -338,6 +339,27 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     popBuffered: ({ repos, scheduleId }) => repos.schedules.popBuffered(scheduleId, NOW),
     delete: ({ repos }) => repos.schedules.delete(newId()),
     deleteByWorkflow: ({ repos }) => repos.schedules.deleteByWorkflow(newId()),
+  },
+  inboundEvents: {
+    receive: async ({ repos }) => {
+      const event = { name: 'order.created', data: { total: 1 }, sourceId: 'dup', now: NOW, retentionMs: 1000, dedupeMs: 1000 };
+      expect((await repos.inboundEvents.receive(event)).won).toBe(true);
+      expect((await repos.inboundEvents.receive(event)).won).toBe(false);
+      expect((await repos.inboundEvents.receive({ ...event, now: LATER })).won).toBe(true); // past its window: the key moves on
+    },
+    get: ({ repos }) => repos.inboundEvents.get(newId()),
+    takeOver: ({ repos }) => repos.inboundEvents.takeOver(newId(), NOW, LATER),
+    abandon: ({ repos }) => repos.inboundEvents.abandon(newId()),
+    complete: async ({ repos, workflowId, runId }) => {
+      const receipt = await repos.inboundEvents.receive({ name: 'order.paid', data: {}, sourceId: null, now: NOW, retentionMs: 1000, dedupeMs: 1000 });
+      if (receipt.won) await repos.inboundEvents.complete(receipt.event.id, [{ workflowId, runId }], [{ workflowId, trigger: 0, error: 'e' }]);
+    },
+    list: async ({ repos, workflowId }) => [
+      await repos.inboundEvents.list({}, 1, 10),
+      await repos.inboundEvents.list({ name: 'order.created' }, 1, 10),
+      await repos.inboundEvents.list({ workflowIds: [workflowId] }, 1, 10),
+    ],
+    purgeExpired: ({ repos }) => repos.inboundEvents.purgeExpired(LATER),
   },
 };
 

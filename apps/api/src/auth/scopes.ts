@@ -4,6 +4,8 @@
  * - `workflows-read`: every GET (definitions, runs, node runs, events, approvals inbox, executors);
  * - `workflows-write`: create, update, delete and toggle workflows, validate definitions, delete runs;
  * - `workflows-control`: trigger, approve, pause/resume/cancel, retry/rerun/replay, human requests;
+ * - `events-write`: post events (`POST /api/v1/events`), which start runs of every enabled workflow with a
+ *   matching trigger whatever the caller's role on it (docs/guide/event-triggers.md); given only when named;
  * - `workflows-admin`: acts as owner of every workflow (issue #18; per-workflow roles: apps/api/src/access/);
  *   it does not stand in for the three scopes above, which a request still needs.
  *
@@ -13,7 +15,7 @@
 import type { RouteOptions } from 'fastify';
 
 /** Every scope, from least to most powerful. */
-export const SCOPES = ['workflows-read', 'workflows-write', 'workflows-control', 'workflows-admin'] as const;
+export const SCOPES = ['workflows-read', 'workflows-write', 'workflows-control', 'events-write', 'workflows-admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 declare module 'fastify' {

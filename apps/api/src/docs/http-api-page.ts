@@ -42,7 +42,7 @@ interface OpenApiDocument {
 }
 
 /** Scope names as the page writes them. */
-const SCOPE_LABEL: Record<string, string> = { 'workflows-read': 'read', 'workflows-write': 'write', 'workflows-control': 'control' };
+const SCOPE_LABEL: Record<string, string> = { 'workflows-read': 'read', 'workflows-write': 'write', 'workflows-control': 'control', 'events-write': 'events-write' };
 
 /** Text fit for one table cell: no line breaks, no unescaped pipes. */
 function cell(text: string): string {

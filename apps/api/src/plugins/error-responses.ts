@@ -53,7 +53,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
     'validate routes also take application/yaml, application/x-yaml and text/yaml), UTF-8',
   429:
     'Too many requests (`rate_limited`): this client sent more requests of this kind in the current minute than the service allows ' +
-    '(triggers: trigger, retry, replay, node rerun; approvals: approve, pause, resume, cancel, human requests; definitions: create, update, validate); retry after the Retry-After header, seconds',
+    '(triggers: trigger, retry, replay, node rerun, event posts; approvals: approve, pause, resume, cancel, human requests; definitions: create, update, validate); retry after the Retry-After header, seconds',
   500: 'Internal error (`internal_error`): an unexpected failure; the message hides internals',
   503:
     'Unavailable: `store_unavailable` (the store refuses writes for now; retry after the Retry-After header, seconds) or ' +

@@ -2,7 +2,7 @@
  * Per-client request limits (@fastify/rate-limit) on the routes that start work or decide it. A
  * route opts in with `config: { rateLimitGroup }`:
  *
- * - `triggers`: trigger, retry, replay, node rerun (`SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`);
+ * - `triggers`: trigger, retry, replay, node rerun, event posts (`SWITCHYARD_RATE_LIMIT_TRIGGERS_PER_MINUTE`);
  * - `approvals`: approve, pause, resume, cancel, and human requests (POST .../human-requests: each
  *   adds to a run document, see domain run-bounds.ts) (`SWITCHYARD_RATE_LIMIT_APPROVALS_PER_MINUTE`);
  * - `definitions`: create, update and validate a workflow, whose definition checks (every node,
@@ -42,7 +42,7 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** What each group's 429 message says it counts. */
 const GROUP_NAMES: Readonly<Record<RateLimitGroup, string>> = {
-  triggers: 'trigger requests (trigger, retry, replay, node rerun)',
+  triggers: 'trigger requests (trigger, retry, replay, node rerun, event posts)',
   approvals: 'approval requests (approve, pause, resume, cancel, human requests)',
   definitions: 'definition requests (create, update, validate a workflow)',
 };

@@ -30,13 +30,14 @@ export default fp(
             'declares the statuses it answers; errors raised before a request is routed (408, 417, 431 from the HTTP parser, ' +
             '404 for an unknown route) carry the same body. With authentication on (SWITCHYARD_AUTH), every /api/ operation ' +
             'needs a credential (`Authorization: Bearer <JWT or API key>`, or `X-API-Key`) carrying the scope its `security` ' +
-            'requirement names: workflows-read, workflows-write or workflows-control.',
+            'requirement names: workflows-read, workflows-write, workflows-control or events-write.',
         },
         components: { securitySchemes: SECURITY_SCHEMES },
         tags: [
           { name: 'workflows', description: 'Workflow definitions' },
           { name: 'runs', description: 'Runs and node runs' },
           { name: 'schedules', description: 'Schedules: runs started by cron or interval ticks' },
+          { name: 'events', description: 'The event inbox: events start runs of workflows with matching triggers' },
           { name: 'health', description: 'Liveness and readiness probes (public)' },
         ],
       },

@@ -4,7 +4,7 @@
  * its entry (name, SHA-256, scopes, and `subject` / `groups` when given) to that keys file
  * (created, with its directory, when missing), else prints the entry on stderr to paste.
  * Scopes default to `workflows-read`, `workflows-write` and `workflows-control`: `workflows-admin`
- * (owner of every workflow) only when named. `--subject` is the key's stable user id (principal
+ * (owner of every workflow) and `events-write` (post events, which start any workflow with a matching trigger) only when named. `--subject` is the key's stable user id (principal
  * `user:<id>`; default `api-key:<name>`), each `--group` a group it belongs to (principal
  * `group:<name>`; issue #18 item 1). The key itself is stored nowhere. Exit 2 on bad arguments.
  */
@@ -16,8 +16,8 @@ import { GROUP_NAME_RULE, MAX_GROUPS, isPrincipalName } from '../auth/groups.ts'
 import { ADMIN_SCOPE } from '../auth/identity.ts';
 import { SCOPES, isScope } from '../auth/scopes.ts';
 
-/** The scopes of a key when none are named: all but the admin scope, which must be asked for. */
-const DEFAULT_SCOPES = SCOPES.filter((scope) => scope !== ADMIN_SCOPE);
+/** The scopes of a key when none are named: all but the admin scope and `events-write`, which must be asked for. */
+const DEFAULT_SCOPES = SCOPES.filter((scope) => scope !== ADMIN_SCOPE && scope !== 'events-write');
 
 function fail(message: string): never {
   console.error(`api-key: ${message}\nusage: npm run api-key -- <name> [${SCOPES.join('|')} ...] [--subject <id>] [--group <name> ...] [--file keys.json]`);

@@ -50,6 +50,10 @@ export interface AppServices {
   logger?: Logger;
   /** How long an `Idempotency-Key` of a trigger is remembered, ms (default 24 h). */
   idempotencyTtlMs?: number;
+  /** Evaluates event triggers' `filterCel` and `inputCel` (event-service.ts); default a CelEngine of its own. */
+  cel?: Pick<CelEngine, 'evaluate' | 'evaluateBool'>;
+  /** How long posted events are kept, ms (`SWITCHYARD_EVENT_RETENTION_DAYS`; default 7 days). */
+  eventRetentionMs?: number;
   /** Per-run caps on human requests and the size bound of decisions (default `DEFAULT_RUN_BOUNDS`, domain run-bounds.ts). */
   runBounds?: RunBounds;
   /** Rewrites failure text before an answer shows it: no absolute DATA_DIR path, no network address (runner public-text.ts). Default: unchanged. */
@@ -246,6 +250,8 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       clock,
       logger,
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+      cel,
+      eventRetentionMs: config.eventRetentionDays * 86_400_000,
       publicText,
       metrics,
       runBounds: {

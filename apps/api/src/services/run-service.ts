@@ -137,7 +137,7 @@ function withoutSelfDecisions(decisions: RequirementRecord[], lineage: readonly 
 }
 
 /** The live definition of `workflow`, frozen for a new run. */
-function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
+export function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
   return { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes };
 }
 

@@ -10,6 +10,7 @@ import {
   jsonDepth,
   normalizeCanvas,
   normalizeDefinition,
+  normalizeTriggers,
   type DryRunResponse,
   type TriggerRunBody,
   type ValidationResult,
@@ -30,12 +31,13 @@ async function problemsOf(check: () => unknown): Promise<string[]> {
   }
 }
 
-/** Validates a create body's nodes, canvas and inputSchema exactly as creating it would (the name's uniqueness is not checked). */
+/** Validates a create body's nodes, canvas, inputSchema and triggers exactly as creating it would (the name's uniqueness is not checked). */
 export async function validateDefinition(services: AppServices, body: WorkflowCreateBody): Promise<ValidationResult> {
   const problems = [
     ...(await problemsOf(() => normalizeCanvas(body.canvas))),
     ...(await problemsOf(() => normalizeDefinition(body.nodes, services.checks))),
     ...(await problemsOf(() => checkedInputSchema(body.inputSchema ?? null))),
+    ...(await problemsOf(() => normalizeTriggers(body.triggers, services.checks))),
   ];
   return { valid: problems.length === 0, problems };
 }

@@ -14,6 +14,7 @@ import {
   normalizeCanvas,
   normalizeDefinition,
   normalizeTags,
+  normalizeTriggers,
   type RunRecord,
   type RunViewRecord,
   type WorkflowCreateBody,
@@ -79,18 +80,19 @@ export function checkedRunInput(workflow: WorkflowRecord, input: Record<string, 
 /**
  * Validates and stores a new, disabled definition owned by `creator` (a principal, `user:<sub>`;
  * issue #18: the creator becomes its first owner), then records `workflow.created` by `actor`
- * (audit-trail.ts). 400 on invalid nodes or inputSchema, 409 on a taken name.
+ * (audit-trail.ts). 400 on invalid nodes, inputSchema or triggers (domain triggers.ts), 409 on a taken name.
  */
 export async function createWorkflow(services: AppServices, body: WorkflowCreateBody, actor: Actor, creator: string): Promise<WorkflowRecord> {
   const nodes = normalizeDefinition(body.nodes, services.checks);
   const canvas = normalizeCanvas(body.canvas);
   const tags = normalizeTags(body.tags);
   const inputSchema = checkedInputSchema(body.inputSchema ?? null);
+  const triggers = normalizeTriggers(body.triggers, services.checks);
   const access = creatorAccess(creator);
   const now = services.clock.now();
   // The definition and its `workflow.created` entry are one write (the audit outbox): a refused
   // write stores neither, a stored one keeps its entry even when moving it to the trail fails.
-  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, inputSchema, access }, now, {
+  const created = await services.repos.definitions.create({ name: body.name, description: body.description ?? null, canvas, nodes, tags, inputSchema, triggers, access }, now, {
     type: 'workflow.created',
     actor,
     payload: { name: body.name, version: 1 },
@@ -113,11 +115,11 @@ function gateDeciders(nodes: readonly WorkflowNode[]): string {
 }
 
 /** The fields whose change bumps `version` (what a run executes, or a reader of its snapshot sees). */
-const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes', 'inputSchema'];
+const VERSIONED_FIELDS: readonly AuditedWorkflowField[] = ['name', 'description', 'canvas', 'nodes', 'inputSchema', 'triggers'];
 
 /**
- * Applies a PUT. Nodes and inputSchema are validated like on create. `version` grows when name, description,
- * canvas, nodes or inputSchema change (what a run executes, or a reader of its snapshot sees); `enabled` and
+ * Applies a PUT. Nodes, inputSchema and triggers are validated like on create. `version` grows when name, description,
+ * canvas, nodes, inputSchema or triggers change (what a run executes, or a reader of its snapshot sees); `enabled` and
  * `tags` are metadata and keep it. When some field changed, records `workflow.updated` by `actor`
  * with the versions before and after and the changed fields; a PUT that changes nothing records
  * nothing. A change of who decides a gate (`humanReview.approvers`, `allowSelfApproval`) needs
@@ -133,6 +135,7 @@ export async function updateWorkflow(services: AppServices, id: string, body: Wo
   if (body.enabled !== undefined) changes.enabled = body.enabled;
   if (body.tags !== undefined) changes.tags = normalizeTags(body.tags);
   if (body.inputSchema !== undefined) changes.inputSchema = checkedInputSchema(body.inputSchema);
+  if (body.triggers !== undefined) changes.triggers = normalizeTriggers(body.triggers, services.checks);
   const fields = (Object.keys(changes) as Array<keyof WorkflowChanges>).filter((field) => JSON.stringify(changes[field] ?? null) !== JSON.stringify(current[field] ?? null)) as AuditedWorkflowField[];
   if (changes.nodes !== undefined && gateDeciders(changes.nodes) !== gateDeciders(current.nodes)) {
     // Who may decide a gate is an access decision: owners make it (docs/guide/access-control.md).

@@ -10,6 +10,7 @@ import { listRuns } from './semantic/list-runs.ts';
 import { listWorkflows } from './semantic/list-workflows.ts';
 import { runWorkflow } from './semantic/run-workflow.ts';
 import { askHuman } from './semantic/ask-human.ts';
+import { sendEvent } from './semantic/send-event.ts';
 import { CONTROL_TOOLS } from './semantic/control/index.ts';
 import { INSPECT_TOOLS } from './semantic/inspect/index.ts';
 import { WORKFLOWS_TOOLS } from './semantic/workflows/index.ts';
@@ -22,6 +23,7 @@ export const SEMANTIC_TOOLS: readonly AnyTool[] = [
   getWorkflow,
   ...WORKFLOWS_TOOLS,
   runWorkflow,
+  sendEvent,
   listRuns,
   getRunTool,
   ...INSPECT_TOOLS,

@@ -249,6 +249,54 @@ const InputSchemaInput = Type.Union([JsonObject, Type.Null()], {
     'no `$id`; strict (unknown keywords and formats are refused). null or absent: any input. docs/guide/inputs.md',
 });
 
+/** Most event triggers one workflow declares. */
+export const MAX_WORKFLOW_TRIGGERS = 20;
+
+/** What an event name may hold (issue #21): 1-200 characters, a letter or digit first, then letters, digits and `. _ : -`. */
+export const EVENT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$';
+
+/** Longest `filterCel` / `inputCel` of a trigger, in characters (4 KiB). */
+export const MAX_TRIGGER_CEL_LENGTH = 4096;
+
+/** An event name (`order.created`): see {@link EVENT_NAME_PATTERN}. */
+export const EventName = Type.String({ minLength: 1, maxLength: 200, pattern: EVENT_NAME_PATTERN, description: '1-200 characters: a letter or digit, then letters, digits and . _ : -; compared exactly' });
+
+/**
+ * One event trigger of a workflow (issue #21, docs/guide/event-triggers.md): an event named `event` starts
+ * a run when `filterCel` (absent: always) is true; the run input is `inputCel`'s map (absent: the
+ * event's `data`). Both expressions read the variable `event` (`{ id, name, data, receivedAt }`).
+ */
+export const WorkflowTrigger = Type.Object(
+  {
+    event: EventName,
+    filterCel: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: MAX_TRIGGER_CEL_LENGTH }), Type.Null()], {
+        description: 'CEL over `event` that must be true for the run to start, e.g. `event.data.total > 100.0`; null or absent: every event of that name',
+      }),
+    ),
+    inputCel: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: MAX_TRIGGER_CEL_LENGTH }), Type.Null()], {
+        description: "CEL over `event` giving the run input (must be a map), e.g. `{ 'orderId': event.data.id }`; null or absent: the event's `data`",
+      }),
+    ),
+  },
+  { ...CLOSED, title: 'WorkflowTrigger' },
+);
+
+/** A trigger as stored and returned: both expressions present (null when not set). */
+export const WorkflowTriggerDetail = Type.Object({
+  event: Type.String(),
+  filterCel: Type.Union([Type.String(), Type.Null()]),
+  inputCel: Type.Union([Type.String(), Type.Null()]),
+});
+export type WorkflowTriggerDetail = Static<typeof WorkflowTriggerDetail>;
+
+/** `triggers` as clients send them. */
+const WorkflowTriggersInput = Type.Array(WorkflowTrigger, {
+  maxItems: MAX_WORKFLOW_TRIGGERS,
+  description: `Event triggers (docs/guide/event-triggers.md), at most ${MAX_WORKFLOW_TRIGGERS}; expressions are checked on save (400 naming the trigger). A change bumps version`,
+});
+
 /** Body of POST /workflows. `enabled` cannot be set: workflows are created disabled. */
 export const WorkflowCreateBody = Type.Object(
   {
@@ -258,6 +306,7 @@ export const WorkflowCreateBody = Type.Object(
     nodes: Type.Array(WorkflowNodeInput),
     tags: Type.Optional(WorkflowTagsInput),
     inputSchema: Type.Optional(InputSchemaInput),
+    triggers: Type.Optional(WorkflowTriggersInput),
   },
   CLOSED,
 );
@@ -273,6 +322,7 @@ export const WorkflowUpdateBody = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     tags: Type.Optional(WorkflowTagsInput),
     inputSchema: Type.Optional(InputSchemaInput),
+    triggers: Type.Optional(WorkflowTriggersInput),
   },
   CLOSED,
 );
@@ -292,8 +342,9 @@ export const WorkflowDetail = Type.Object(
     nodes: Type.Array(WorkflowNode),
     enabled: Type.Boolean(),
     tags: Type.Array(Type.String(), { description: 'Metadata for grouping and filtering (GET /workflows?tag=); [] when none' }),
-    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description, inputSchema); not by enabled or tags' }),
+    version: Type.Integer({ description: 'Bumped by every change of the definition (nodes, canvas, name, description, inputSchema, triggers); not by enabled or tags' }),
     inputSchema: Type.Union([JsonObject, Type.Null()], { description: 'Declared inputs: the JSON Schema (2020-12) the run input must match; null when any input goes (docs/guide/inputs.md)' }),
+    triggers: Type.Array(WorkflowTriggerDetail, { description: 'Event triggers (docs/guide/event-triggers.md); [] when none' }),
     access: { ...WorkflowAccess, description: 'Who may do what (issue #18): change it with PUT /{workflow_id}/access (owners)' },
     createdAt: Timestamp,
     updatedAt: Timestamp,

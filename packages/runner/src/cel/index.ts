@@ -20,6 +20,8 @@ export {
 export type { ArgumentExpression, ArgumentExpressionProblem } from './arguments.ts';
 export {
   ADDITIONAL_DATA_VARIABLE,
+  EVENT_VARIABLE,
+  TRIGGER_VARIABLES,
   INPUT_VARIABLE,
   LOOP_STATE_VARIABLE,
   PREVIOUS_STEP_CONTENT_VARIABLE,

@@ -59,3 +59,13 @@ export const STEP_VARIABLES: readonly string[] = Object.freeze([
 
 /** The variables of a router's `conditionCel`: {@link STEP_VARIABLES} plus `step_choices`. */
 export const ROUTER_VARIABLES: readonly string[] = Object.freeze([...STEP_VARIABLES, STEP_CHOICES_VARIABLE]);
+
+/**
+ * `event`: in an event trigger's `filterCel` and `inputCel` (issue #21), the event received:
+ * `{ id, name, data, receivedAt }` (`id` the event id, `receivedAt` ISO-8601 text), e.g.
+ * `event.data.total > 100.0`.
+ */
+export const EVENT_VARIABLE = 'event';
+
+/** The variables of an event trigger's expressions: only `event`. */
+export const TRIGGER_VARIABLES: readonly string[] = Object.freeze([EVENT_VARIABLE]);

@@ -3,6 +3,7 @@
  */
 import type { DocumentStore } from '../document-collection.ts';
 import { IdempotencyKeys } from './idempotency-keys.ts';
+import { InboundEvents } from './inbound-events.ts';
 import { ensureIndexes } from './indexes.ts';
 import { NodeRuns } from './node-runs.ts';
 import { RunEvents } from './run-events.ts';
@@ -12,6 +13,16 @@ import { WorkflowDefinitions } from './workflow-definitions.ts';
 import { WorkflowRuns } from './workflow-runs.ts';
 
 export { IdempotencyKeys, type IdempotencyClaim, type IdempotencyRecord } from './idempotency-keys.ts';
+export {
+  InboundEvents,
+  INBOUND_EVENTS,
+  type EventListFilter,
+  type EventProblem,
+  type EventReceipt,
+  type EventRun,
+  type InboundEventRecord,
+  type NewInboundEvent,
+} from './inbound-events.ts';
 export { NodeRuns, type NodeRunEnd, type NodeRunKey, type NodeRunStart } from './node-runs.ts';
 export { RunEvents, type AppendedRunEvent, type RunEventFilter, type RunEventListener } from './run-events.ts';
 export {
@@ -42,6 +53,8 @@ export interface Repositories {
   audit: WorkflowAudit;
   /** Workflow schedules and their tick claims (schedules.ts). */
   schedules: Schedules;
+  /** Events posted to `POST /api/v1/events` and the runs they started (inbound-events.ts; `events` is the run events). */
+  inboundEvents: InboundEvents;
 }
 
 /** Builds the repositories and creates their indexes (`ensureIndexes`, indexes.ts: idempotent; call at start). */
@@ -54,6 +67,7 @@ export async function openRepositories(store: DocumentStore): Promise<Repositori
     idempotencyKeys: new IdempotencyKeys(store),
     audit: new WorkflowAudit(store),
     schedules: new Schedules(store),
+    inboundEvents: new InboundEvents(store),
   };
   await ensureIndexes(store);
   return repositories;

@@ -7,6 +7,7 @@
  */
 import type { DocumentStore, IndexOptions } from '../document-collection.ts';
 import { IDEMPOTENCY_KEYS } from './idempotency-keys.ts';
+import { INBOUND_EVENTS } from './inbound-events.ts';
 import { NODE_RUNS } from './node-runs.ts';
 import { RUN_EVENTS } from './run-events.ts';
 import { SCHEDULES } from './schedules.ts';
@@ -34,6 +35,7 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
       keys: { access_principals: 1, created_at: -1, _id: -1 },
       serves: ['WorkflowDefinitions.list (visible to a caller)', 'WorkflowDefinitions.visibleIds', 'WorkflowDefinitions.applyDefaultAccess'],
     },
+    { name: 'triggers_enabled', keys: { 'triggers.event': 1, enabled: 1, _id: 1 }, serves: ['WorkflowDefinitions.listTriggeredBy (the workflows an event may start, multikey)'] },
   ],
   [WORKFLOW_RUNS]: [
     { name: 'started', keys: { started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (across workflows, newest first)'] },
@@ -87,6 +89,18 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
       serves: ['MongoDB deletes a key once `expires_at` passed (TTL)', 'IdempotencyKeys.purgeExpired (the sweep; the embedded store has no TTL task)'],
     },
     { name: 'workflow', keys: { workflow_definition_id: 1 }, serves: ['IdempotencyKeys.deleteByWorkflow'] },
+  ],
+  [INBOUND_EVENTS]: [
+    { name: 'dedupe_unique', keys: { dedupe_key: 1 }, options: { unique: true }, serves: ["InboundEvents.receive (a client id dedupes while its window lasts)"] },
+    { name: 'received', keys: { received_at: -1, _id: -1 }, serves: ['InboundEvents.list (newest first)'] },
+    { name: 'name_received', keys: { name: 1, received_at: -1, _id: -1 }, serves: ['InboundEvents.list (by name)'] },
+    { name: 'workflows_received', keys: { workflow_ids: 1, received_at: -1, _id: -1 }, serves: ['InboundEvents.list (of the workflows a caller may see, multikey)'] },
+    {
+      name: 'expires_ttl',
+      keys: { expires_at: 1 },
+      options: { expireAfterSeconds: 0 },
+      serves: ['MongoDB deletes an event once `expires_at` passed (TTL)', 'InboundEvents.purgeExpired (the retention sweep; the embedded store has no TTL task)'],
+    },
   ],
   [WORKFLOW_AUDIT]: [{ name: 'workflow_created', keys: { workflow_id: 1, created_at: -1, _id: -1 }, serves: ['WorkflowAudit.list'] }],
   [SCHEDULES]: [

@@ -14,7 +14,7 @@ import { auditDocument, type NewAuditEntry } from './workflow-audit.ts';
 export const WORKFLOW_DEFINITIONS = 'workflow_definitions';
 
 /** Fields a PUT may change; `version` is bumped when any definition field changes. */
-export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags' | 'inputSchema'>>;
+export type WorkflowChanges = Partial<Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'enabled' | 'tags' | 'inputSchema' | 'triggers'>>;
 
 /** Filters of {@link WorkflowDefinitions.list}; absent fields do not filter. */
 export interface WorkflowListFilter {
@@ -86,11 +86,21 @@ export class WorkflowDefinitions {
    * (WorkflowAudit.flushOutbox moves it to the trail). Throws DuplicateEntryError on a taken name.
    */
   async create(
-    fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[]; inputSchema?: Record<string, unknown> | null },
+    fields: Pick<WorkflowRecord, 'name' | 'description' | 'canvas' | 'nodes' | 'access'> & { tags?: string[]; inputSchema?: Record<string, unknown> | null; triggers?: WorkflowRecord['triggers'] },
     now: Date,
     audit?: Omit<NewAuditEntry, 'workflowId'>,
   ): Promise<WorkflowRecord> {
-    const record: WorkflowRecord = { id: newId(), ...fields, tags: fields.tags ?? [], inputSchema: fields.inputSchema ?? null, enabled: false, version: 1, createdAt: now, updatedAt: now };
+    const record: WorkflowRecord = {
+      id: newId(),
+      ...fields,
+      tags: fields.tags ?? [],
+      inputSchema: fields.inputSchema ?? null,
+      triggers: fields.triggers ?? [],
+      enabled: false,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     const doc: Document = { ...withImmutableDefinition(recordToDocument(record)), ...accessFields(record.access) };
     if (audit) doc.audit_outbox = [auditDocument({ ...audit, workflowId: record.id } as NewAuditEntry)];
     await this.guardName(fields.name, () => this.collection.insertOne(doc));
@@ -133,6 +143,15 @@ export class WorkflowDefinitions {
     return doc ? toRecord(doc) : null;
   }
 
+  /**
+   * The enabled workflows with a trigger on event `eventName` (issue #21), in id order, at most
+   * `limit`: an event starts runs of these only. Multikey index `triggers_enabled`.
+   */
+  async listTriggeredBy(eventName: string, limit: number): Promise<WorkflowRecord[]> {
+    const docs = await this.collection.find({ 'triggers.event': eventName, enabled: true }, { sort: { _id: 1 }, limit });
+    return docs.map(toRecord);
+  }
+
   /** Ids of the workflows after `afterId` (all when null), in id order, at most `limit`: for scans in batches. */
   async listIdsAfter(afterId: string | null, limit: number): Promise<string[]> {
     const docs = await this.collection.find(afterId === null ? {} : { _id: { $gt: oid(afterId) } }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
@@ -169,10 +188,16 @@ export class WorkflowDefinitions {
   }
 }
 
-/** Document -> record; a definition stored before tags (or inputSchema) existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
+/** Document -> record; a definition stored before tags (or inputSchema, triggers) existed has none, one stored before access existed none (only admins see it until start-up gives it the default). */
 function toRecord(doc: Document): WorkflowRecord {
   const { accessPrincipals: _principals, auditOutbox: _outbox, ...record } = documentToRecord<WorkflowRecord & { accessPrincipals?: unknown; auditOutbox?: unknown }>(doc);
-  return { ...record, tags: Array.isArray(record.tags) ? record.tags : [], inputSchema: record.inputSchema ?? null, access: accessOfDocument(doc) };
+  return {
+    ...record,
+    tags: Array.isArray(record.tags) ? record.tags : [],
+    inputSchema: record.inputSchema ?? null,
+    triggers: Array.isArray(record.triggers) ? record.triggers : [],
+    access: accessOfDocument(doc),
+  };
 }
 
 /** The `access` of a stored definition; no role for anyone when it has none. */

@@ -41,6 +41,17 @@ export const definitionFields = {
     .nullable()
     .optional()
     .describe('Declared inputs: a JSON Schema (draft 2020-12) the run input must match (e.g. {"type":"object","required":["customerEmail"],"properties":{"customerEmail":{"type":"string","format":"email"}}}); defaults are applied'),
+  triggers: z
+    .array(
+      z.looseObject({
+        event: z.string().min(1).max(200).describe('Event name, e.g. "order.created"'),
+        filterCel: z.string().max(4096).nullable().optional().describe('CEL over `event` that must hold, e.g. "event.data.total > 100.0"'),
+        inputCel: z.string().max(4096).nullable().optional().describe("CEL over `event` giving the run input map, e.g. \"{ 'orderId': event.data.id }\"; default the event's data"),
+      }),
+    )
+    .max(20)
+    .optional()
+    .describe('Event triggers: an event posted with send_event starts a run when one matches'),
 };
 
 /** `definition` of create_workflow and validate_workflow: the REST create body, `name` included. */
@@ -86,7 +97,7 @@ export interface SavedWorkflow {
 
 /**
  * Saves `definition` under its name: creates it (workflows are created disabled), or, with
- * `overwrite`, replaces the workflow of that name (description, tags and inputSchema not given are cleared, so
+ * `overwrite`, replaces the workflow of that name (description, tags, inputSchema and triggers not given are cleared, so
  * the result is the definition as given). `enabled`, when given, is set afterwards. A taken name
  * without `overwrite` is CONFLICT.
  */
@@ -95,7 +106,7 @@ export async function saveWorkflow(api: ApiClient, definition: Definition, optio
   const replaceExisting = async (): Promise<SavedWorkflow | null> => {
     const existing = await findWorkflowByName(api, definition.name);
     if (!existing) return null;
-    const replacement = { description: null, tags: [], inputSchema: null, ...body, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) };
+    const replacement = { description: null, tags: [], inputSchema: null, triggers: [], ...body, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) };
     return { workflow: await api.put<RestWorkflowDetail>(`${WORKFLOWS}/${existing.id}`, replacement), status: 'updated' };
   };
   if (options.overwrite) {
