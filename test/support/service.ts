@@ -18,13 +18,13 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Authenticator, buildApp, loadConfig, openServices, API_PREFIX, type BuildAppOptions, type OpenServices } from '@switchyard/api';
 import type { Clock, DownstreamTokenMinter, RunEngine, ScheduleLoop, TimeoutSweeper } from '@switchyard/runner';
-import { openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
+import { DECLARED_INDEXES, openEmbeddedStore, openMongoStore, type DocumentStore, type Repositories } from '@switchyard/store';
 
 /** The example registry of the repository. */
 export const EXAMPLE_REGISTRY = fileURLToPath(new URL('../../examples/executors.json', import.meta.url));
 
-/** The collections the service writes; emptied at close when running against MongoDB. */
-const COLLECTIONS = ['workflow_definitions', 'workflow_runs', 'node_runs', 'run_events', 'schedules'] as const;
+/** The collections the service writes (every one with declared indexes); emptied at close when running against MongoDB. */
+const COLLECTIONS = Object.keys(DECLARED_INDEXES);
 
 /** Terminal run statuses. */
 export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
