@@ -266,6 +266,27 @@ describe('control', () => {
     expect(skipped).toEqual([expect.objectContaining({ scheduledAt: iso(first + 30_000), reason: expect.stringContaining('catch-up window') })]);
   });
 
+  it('a tick whose run was made but not recorded (the loop stopped in between) is recorded by a later pass, not judged against its own run', async () => {
+    const workflowId = await workflow('gated');
+    const schedule = await createSchedule(workflowId, { intervalSeconds: 3600, overlapPolicy: 'skip' });
+    const first = new Date(schedule.nextRunTimes[0]).getTime();
+    // The process "stops" right after creating the run: recording the outcome never happens.
+    const settle = svc.repos.schedules.settleTick;
+    svc.repos.schedules.settleTick = () => Promise.reject(new Error('process stopped'));
+    try {
+      await tick(first - clock.now().getTime());
+    } finally {
+      svc.repos.schedules.settleTick = settle;
+    }
+    const [run] = await runsOf(workflowId, schedule.id);
+    await svc.waitForGate(workflowId, run.id);
+    await tick(30_000);
+    expect((await getSchedule(workflowId, schedule.id)).recentRuns).toEqual([]); // still in flight
+    await tick(31_000); // in flight for more than a minute: fired again
+    expect(await runsOf(workflowId, schedule.id)).toHaveLength(1);
+    expect((await getSchedule(workflowId, schedule.id)).recentRuns).toEqual([{ scheduledAt: iso(first), startedAt: expect.any(String), runId: run.id, status: expect.any(String) }]);
+  });
+
   it('deleting the workflow deletes its schedules', async () => {
     const workflowId = await workflow();
     const schedule = await createSchedule(workflowId, { intervalSeconds: 60 });

@@ -61,6 +61,48 @@ describe('ScheduleLoop', () => {
     expect(schedule.recentRuns.map((run) => run.scheduledAt)).toEqual(Array.from({ length: 10 }, (_, i) => at(991 + i)));
   });
 
+  it('a tick whose loop died between claim and record is fired again by another loop after staleFiringMs, and recorded once', async () => {
+    const { id } = await createSchedule({ intervalSeconds: 3600 }, { remainingRuns: 5 });
+    let release!: (outcome: FireOutcome) => void;
+    const hung = new Promise<FireOutcome>((resolve) => (release = resolve));
+    // Engine a claims the tick, then "dies": its fire never returns (until released below, as a very slow engine would).
+    const a = new ScheduleLoop({ schedules: repos.schedules, fire: () => hung, logger, clock, staleFiringMs: 60_000 });
+    const b = loopFor('b');
+    await clock.advance(3600_000);
+    const dying = a.pass();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await repos.schedules.get(id))!.nextFireAt).toEqual(at(7200)); // claimed by a
+    expect(await b.pass()).toBe(0); // in flight for less than staleFiringMs: left alone
+    expect(calls).toEqual([]);
+
+    await clock.advance(61_000);
+    expect(await b.pass()).toBe(1);
+    expect(calls).toEqual([{ engine: 'b', scheduledAt: at(3600).getTime() }]);
+    // The slow engine finishes after all: its outcome is not recorded a second time.
+    release({ started: true, runId: newId(), runStatus: 'pending', startedAt: at(3600) });
+    expect(await dying).toBe(0);
+    const schedule = (await repos.schedules.get(id))!;
+    expect(schedule.recentRuns).toHaveLength(1);
+    expect(schedule.remainingRuns).toBe(4);
+    expect(await b.pass()).toBe(0); // nothing in flight any more
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a tick fired again and skipped gives back the run its first claim took', async () => {
+    const { id } = await createSchedule({ intervalSeconds: 3600 }, { remainingRuns: 2 });
+    const a = new ScheduleLoop({ schedules: repos.schedules, fire: () => new Promise<FireOutcome>(() => undefined), logger, clock });
+    const b = loopFor('b', () => ({ started: false, reason: 'the workflow is disabled' }));
+    await clock.advance(3600_000);
+    void a.pass();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await repos.schedules.get(id))!.remainingRuns).toBe(1);
+    await clock.advance(61_000);
+    await b.pass();
+    const schedule = (await repos.schedules.get(id))!;
+    expect(schedule.remainingRuns).toBe(2);
+    expect(schedule.recentRuns).toEqual([{ scheduledAt: at(3600), status: 'skipped', reason: 'the workflow is disabled' }]);
+  });
+
   it('a buffered tick keeps its run taken and records nothing; startBuffered runs first in every pass', async () => {
     const { id } = await createSchedule({ intervalSeconds: 1 }, { remainingRuns: 3 });
     const order: string[] = [];

@@ -11,6 +11,12 @@
  *   workflow's enabled flag) and records the outcome in `recent_runs`.
  * `remainingRuns` is taken in the claim of a tick to fire (never for a skipped one) and given back
  * when `fire` reports the tick skipped or fails. Time comes from the injected `Clock` only.
+ *
+ * A tick claimed to fire is in flight (the schedule's `firing`) until its outcome is settled
+ * (`Schedules.settleTick`, a compare-and-set on that entry: one loop records it). A loop that dies
+ * in between leaves it there; after `staleFiringMs` any loop fires it again (`fire` is
+ * idempotent per tick: `fireScheduleTick` first looks for the tick's run), so a crash between
+ * claim and run creation loses no tick.
  */
 import { jitterMs, nextTicks, type ScheduleSpec } from '@switchyard/domain/schedule-spec';
 import type { NextTick, ScheduleRecord, Schedules } from '@switchyard/store';
@@ -46,6 +52,12 @@ export interface ScheduleLoopOptions {
   intervalMs?: number;
   /** Most schedules one pass takes (default 100; the rest wait for the next pass). */
   batchSize?: number;
+  /**
+   * How long a claimed tick may stay in flight (claimed, its run not yet recorded) before another
+   * loop fires it again, ms (default 60,000): the claiming process died in between. Run creation
+   * is idempotent per tick, so a slow loop and the one taking over make one run.
+   */
+  staleFiringMs?: number;
   /** Most ticks of one schedule one pass fires (default 100: a catch-up of many ticks is spread over passes). */
   maxTicksPerSchedule?: number;
   /**
@@ -90,6 +102,11 @@ export class ScheduleLoop {
         this.options.logger.error({ err: error }, 'buffered schedule ticks not started');
       }
     }
+    try {
+      fired += await this.refireStale(now);
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'stale schedule ticks not fired again');
+    }
     for (const schedule of await this.options.schedules.listDue(now, this.options.batchSize ?? 100)) {
       try {
         fired += await this.runDueTicks(schedule, now);
@@ -121,7 +138,7 @@ export class ScheduleLoop {
         current = claimed;
         continue;
       }
-      const claimed = await schedules.claimTick(current.id, tick, nextTickAfter(current.id, current.spec, tick), now, current.remainingRuns);
+      const claimed = await schedules.claimTick(current.id, tick, nextTickAfter(current.id, current.spec, tick), now, current.remainingRuns, true);
       if (!claimed) break; // another loop took it (or a client changed the schedule): it goes on from there
       if (await this.fireTick(claimed, tick, current.remainingRuns !== null)) fired += 1;
       current = claimed;
@@ -129,7 +146,28 @@ export class ScheduleLoop {
     return fired;
   }
 
-  /** Fires one claimed tick and records its outcome; gives the run back unless one started. True when a run started. */
+  /**
+   * Fires again the ticks claimed more than `staleFiringMs` ago and never settled (their loop died
+   * between the claim and recording the run; the crash gap of a claim-then-create). Resolves to
+   * how many runs started.
+   */
+  private async refireStale(now: Date): Promise<number> {
+    const staleBefore = new Date(now.getTime() - (this.options.staleFiringMs ?? 60_000));
+    let fired = 0;
+    for (const { schedule, ticks } of await this.options.schedules.listStaleFiring(staleBefore, this.options.batchSize ?? 100)) {
+      for (const { scheduledAt, tookRun } of ticks) {
+        this.options.logger.warn({ scheduleId: schedule.id, scheduledAt }, 'schedule tick left in flight by a loop that stopped: firing it again');
+        if (await this.fireTick(schedule, scheduledAt, tookRun)) fired += 1;
+      }
+    }
+    return fired;
+  }
+
+  /**
+   * Fires one claimed tick and settles it (Schedules.settleTick: records its outcome, gives the run
+   * back unless one started or the tick was buffered). True when a run started and this loop
+   * recorded it.
+   */
   private async fireTick(schedule: ScheduleRecord, scheduledAt: Date, tookRun: boolean): Promise<boolean> {
     const { schedules, logger } = this.options;
     let outcome: FireOutcome;
@@ -140,16 +178,16 @@ export class ScheduleLoop {
       outcome = { started: false, reason: `the run could not be started: ${(error as Error)?.message ?? String(error)}` };
     }
     if ('buffered' in outcome) {
+      await schedules.settleTick(schedule.id, scheduledAt, null, false);
       logger.info({ scheduleId: schedule.id, scheduledAt }, 'schedule tick buffered');
       return false;
     }
     if (outcome.started) {
-      await schedules.recordRecent(schedule.id, { scheduledAt, startedAt: outcome.startedAt, runId: outcome.runId, status: outcome.runStatus });
+      const recorded = await schedules.settleTick(schedule.id, scheduledAt, { scheduledAt, startedAt: outcome.startedAt, runId: outcome.runId, status: outcome.runStatus }, false);
       logger.info({ scheduleId: schedule.id, scheduledAt, runId: outcome.runId }, 'scheduled run started');
-      return true;
+      return recorded;
     }
-    if (tookRun) await schedules.refundRun(schedule.id);
-    await schedules.recordRecent(schedule.id, { scheduledAt, status: 'skipped', reason: outcome.reason });
+    await schedules.settleTick(schedule.id, scheduledAt, { scheduledAt, status: 'skipped', reason: outcome.reason }, tookRun);
     logger.info({ scheduleId: schedule.id, scheduledAt, reason: outcome.reason }, 'schedule tick skipped');
     return false;
   }

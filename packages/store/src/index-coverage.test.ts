@@ -262,6 +262,7 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     listUnfinishedIds: ({ repos, workflowId }) => repos.runs.listUnfinishedIds(workflowId),
     countUnfinishedByWorkflow: ({ repos, workflowId }) => repos.runs.countUnfinishedByWorkflow([workflowId, newId()]),
     listUnfinishedBySchedule: ({ repos }) => repos.runs.listUnfinishedBySchedule(newId(), 10),
+    findByScheduleTick: ({ repos }) => repos.runs.findByScheduleTick(newId(), NOW),
     countByStatus: ({ repos }) => repos.runs.countByStatus('pending'),
     listEndedBefore: async ({ repos }) => expect(await repos.runs.listEndedBefore(new Date(LATER.getTime() + 1), 10)).toHaveLength(2),
     listEndedBeyond: ({ repos, workflowId }) => repos.runs.listEndedBeyond(workflowId, 1, 10),
@@ -326,8 +327,13 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
     update: ({ repos, scheduleId }) => repos.schedules.update(scheduleId, { note: 'n', paused: false }, NOW, 1),
     listDue: ({ repos }) => repos.schedules.listDue(LATER, 10),
     claimTick: async ({ repos, scheduleId }) => {
-      expect(await repos.schedules.claimTick(scheduleId, NOW, { fireAt: LATER, dueAt: LATER }, NOW, 3)).not.toBeNull();
+      expect(await repos.schedules.claimTick(scheduleId, NOW, { fireAt: LATER, dueAt: LATER }, NOW, 3, true)).not.toBeNull();
       expect(await repos.schedules.claimTick(scheduleId, NOW, { fireAt: LATER, dueAt: LATER }, NOW)).toBeNull();
+    },
+    listStaleFiring: async ({ repos }) => expect((await repos.schedules.listStaleFiring(LATER, 10)).map((stale) => stale.ticks)).toEqual([[{ scheduledAt: NOW, tookRun: true }]]),
+    settleTick: async ({ repos, scheduleId }) => {
+      expect(await repos.schedules.settleTick(scheduleId, NOW, { scheduledAt: NOW, status: 'skipped', reason: 'r' }, true)).toBe(true);
+      expect(await repos.schedules.settleTick(scheduleId, NOW, { scheduledAt: NOW, status: 'skipped', reason: 'r' }, true)).toBe(false);
     },
     refundRun: ({ repos, scheduleId }) => repos.schedules.refundRun(scheduleId),
     recordRecent: ({ repos, scheduleId }) => repos.schedules.recordRecent(scheduleId, { scheduledAt: NOW, status: 'skipped', reason: 'r' }),

@@ -3,7 +3,7 @@
  * either is checked before (the route's `workflowRole`: viewer to read, owner to replace).
  */
 import { NotFoundError, normalizeAccess, type Role, type WorkflowAccess, type WorkflowAccessBody } from '@switchyard/domain';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /** What `GET/PUT …/access` answer: the access and the caller's role on the workflow. */
 export interface AccessView {

@@ -26,7 +26,7 @@ import {
 } from '@switchyard/domain';
 import { recordDecision } from '@switchyard/runner';
 import { isDocumentTooLarge, type DecidedRun } from '@switchyard/store';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { decisionRefusal, type Decider } from '../access/decision-guard.ts';
 import { runOrNotFound } from './workflow-service.ts';
 

@@ -16,7 +16,7 @@
  * nothing records nothing.
  */
 import type { Actor, AuditEntryOf, AuditEventType, AuditPayloads } from '@switchyard/domain';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /**
  * Appends a `type` entry about workflow `workflowId` made by `actor`, dated now (the services'

@@ -31,7 +31,7 @@ import {
 import { CelEngine, CelEvaluationError, sharedSlice } from '@switchyard/runner';
 import type { EventProblem, EventRun, InboundEventRecord } from '@switchyard/store';
 import { KeyedCounts } from '../keyed-counts.ts';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { onceForKey } from './idempotency.ts';
 import { createRun, liveSnapshot, type TriggeringIdentity } from './run-service.ts';
 import { checkedRunInput } from './workflow-service.ts';

@@ -41,7 +41,7 @@ import {
 } from '@switchyard/domain';
 import { appendReported } from '@switchyard/runner';
 import { isDocumentTooLarge } from '@switchyard/store';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { requireRun } from './workflow-service.ts';
 
 /**

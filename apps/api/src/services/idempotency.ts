@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { ConflictError, InvalidRequestError, type RunRecord } from '@switchyard/domain';
 import { newId } from '@switchyard/store';
 import { KeyedCounts } from '../keyed-counts.ts';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /** How long a key is remembered unless configured (`SWITCHYARD_IDEMPOTENCY_TTL_HOURS`): 24 h, in ms. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3_600_000;

@@ -5,7 +5,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DefinitionChecks, RunBounds } from '@switchyard/domain';
 import { openRepositories, openStore, timedStore, type DocumentStore, type Repositories } from '@switchyard/store';
 import {
   CelEngine,
@@ -36,33 +35,8 @@ const METRICS_STORE_READ_INTERVAL_MS = 1_000;
 /** Runs the pending-approvals gauge reads at most per scrape (see `WorkflowRuns.countUndecidedRequirements`). */
 const PENDING_APPROVALS_MAX_RUNS = 10_000;
 
-/** What routes use. */
-export interface AppServices {
-  repos: Repositories;
-  /** Starts runs in the background, signals them directives, stops them when their workflow is deleted. */
-  engine: Pick<RunEngine, 'start' | 'abort' | 'signal'>;
-  /** Save-time checks of definitions (executor keys, CEL). */
-  checks: DefinitionChecks;
-  /** The executor registry: the catalogue (`GET /api/v1/executors`) describes it. */
-  executors: Pick<ExecutorRegistry, 'describe'>;
-  clock: Clock;
-  /** For what is worth logging but not failing a request over. */
-  logger?: Logger;
-  /** How long an `Idempotency-Key` of a trigger is remembered, ms (default 24 h). */
-  idempotencyTtlMs?: number;
-  /** Evaluates event triggers' `filterCel` and `inputCel` (event-service.ts); default a CelEngine of its own. */
-  cel?: Pick<CelEngine, 'evaluate' | 'evaluateBool'>;
-  /** How long posted events are kept, ms (`SWITCHYARD_EVENT_RETENTION_DAYS`; default 7 days). */
-  eventRetentionMs?: number;
-  /** Per-run caps on human requests and the size bound of decisions (default `DEFAULT_RUN_BOUNDS`, domain run-bounds.ts). */
-  runBounds?: RunBounds;
-  /** Rewrites failure text before an answer shows it: no absolute DATA_DIR path, no network address (runner public-text.ts). Default: unchanged. */
-  publicText?: (text: string) => string;
-  /** What `GET /readyz` answers (services/readiness.ts). Default: ready, nothing checked (apps built on partial services). */
-  readiness?: Pick<Readiness, 'check'>;
-  /** Prometheus metrics: with them the app times its requests and serves `GET /metrics` (docs/operations/metrics.md). Default none. */
-  metrics?: Metrics;
-}
+import type { AppServices } from './app-services.ts';
+export type { AppServices } from './app-services.ts';
 
 /**
  * Everything the process owns, with one `close()` that releases it in order: the sweepers stop,

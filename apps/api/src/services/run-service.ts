@@ -26,7 +26,7 @@ import {
 import { newId } from '@switchyard/store';
 import type { StoredTraceContext } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { WORKFLOW_DISABLED_MESSAGE, checkedRunInput, requireRun, requireWorkflow } from './workflow-service.ts';
 
 export type { TriggeringIdentity } from '../auth/identity.ts';

@@ -33,7 +33,7 @@ import {
   type SnapshotField,
 } from '@switchyard/domain';
 import type { Repositories, RunListFilter } from '@switchyard/store';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /** Bytes of decision values one list-like response inlines in node runs' `decisions`, and per value. */
 const DECISIONS_BUDGET_BYTES = 64 * 1024;

@@ -17,7 +17,7 @@ import type { TriggeringIdentity } from '../auth/identity.ts';
 import { createRun } from './run-service.ts';
 import { onceForKey } from './idempotency.ts';
 import { checkedRunInput } from './workflow-service.ts';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /** Most unfinished runs of a schedule one tick looks at (cancel_other cancels at most these; the rest on later ticks). */
 const MAX_OVERLAP_RUNS = 100;
@@ -61,6 +61,9 @@ function workflowRefusal(workflow: WorkflowRecord | null): string | null {
  * with a reason, or buffered. Throws store errors (the loop records them as skipped).
  */
 export async function fireScheduleTick(services: AppServices, schedule: ScheduleRecord, scheduledAt: Date, options: FireOptions = {}): Promise<FireOutcome> {
+  // Fired before (by a loop that died before recording it): the run exists; the policy must not judge it against itself.
+  const existing = await services.repos.runs.findByScheduleTick(schedule.id, scheduledAt);
+  if (existing) return { started: true, runId: existing.id, runStatus: existing.status, startedAt: existing.startedAt };
   const workflow = await services.repos.definitions.get(schedule.workflowDefinitionId);
   const refusal = workflowRefusal(workflow);
   if (refusal !== null || !workflow) return { started: false, reason: refusal ?? 'the workflow no longer exists' };

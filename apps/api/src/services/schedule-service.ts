@@ -39,7 +39,7 @@ import { nextTickAfter, type FireOutcome } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import { fireScheduleTick } from './schedule-fire.ts';
 import { checkedRunInput, requireWorkflow } from './workflow-service.ts';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 
 /** The schedule `scheduleId` of workflow `workflowId`, or 404 naming what is missing. */
 export async function requireSchedule(services: AppServices, workflowId: string, scheduleId: string): Promise<ScheduleRecord> {

@@ -16,7 +16,7 @@ import {
   type ValidationResult,
   type WorkflowCreateBody,
 } from '@switchyard/domain';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { checkDependencies } from './run-service.ts';
 import { WORKFLOW_DISABLED_MESSAGE, checkedInputSchema, checkedRunInput, requireWorkflow } from './workflow-service.ts';
 

@@ -25,7 +25,7 @@ import {
 import { checkInputSchema, validateRunInput } from '@switchyard/domain/input-schema';
 import { InvalidRequestError } from '@switchyard/domain';
 import type { WorkflowChanges } from '@switchyard/store';
-import type { AppServices } from './index.ts';
+import type { AppServices } from './app-services.ts';
 import { flushAuditOutbox, recordAudit } from './audit-trail.ts';
 
 /** The spec's message for triggering a disabled workflow. */

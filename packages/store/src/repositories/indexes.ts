@@ -109,6 +109,7 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
     { name: 'created', keys: { created_at: -1, _id: -1 }, serves: ['Schedules.listAll (across workflows, newest first)'] },
     { name: 'due', keys: { paused: 1, due_at: 1 }, serves: ['Schedules.listDue (the schedule loop: unpaused, longest-due first)'] },
     { name: 'buffered', keys: { paused: 1, buffered_ticks: 1 }, serves: ['Schedules.listBuffered (the schedule loop: buffered ticks to start)'] },
+    { name: 'firing', keys: { 'firing.claimed_at': 1 }, serves: ['Schedules.listStaleFiring (the schedule loop: ticks whose loop died between claim and run)'] },
   ],
 };
 

@@ -237,4 +237,14 @@ export class RunReads {
     );
     return docs.map((doc) => ({ id: hexId(doc), status: doc.status as RunRecord['status'] }));
   }
+
+  /**
+   * The run schedule `scheduleId` started for its tick `scheduledAt`, if any: id, status and
+   * start (index `schedule_status`). A tick fired again (its loop died after creating the run)
+   * finds its run here instead of applying the overlap policy against it.
+   */
+  async findByScheduleTick(scheduleId: string, scheduledAt: Date): Promise<Pick<RunRecord, 'id' | 'status' | 'startedAt'> | null> {
+    const doc = await this.collection.findOne({ schedule_id: scheduleId, scheduled_at: scheduledAt }, { projection: { _id: 1, status: 1, started_at: 1 } });
+    return doc ? { id: hexId(doc), status: doc.status as RunStatus, startedAt: doc.started_at as Date } : null;
+  }
 }

@@ -167,15 +167,56 @@ export class Schedules {
    * Returns the schedule after the claim, or null when another caller (or a client's change) came
    * first. `version` is not changed.
    */
-  async claimTick(scheduleId: string, expectedNextFireAt: Date, next: NextTick | null, now: Date, consumeFrom: number | null = null): Promise<ScheduleRecord | null> {
+  async claimTick(
+    scheduleId: string,
+    expectedNextFireAt: Date,
+    next: NextTick | null,
+    now: Date,
+    consumeFrom: number | null = null,
+    firing = false,
+  ): Promise<ScheduleRecord | null> {
     const filter: Document = { _id: oid(scheduleId), next_fire_at: expectedNextFireAt, paused: false };
     const set: Document = { next_fire_at: next?.fireAt ?? null, due_at: next?.dueAt ?? null, last_claimed_at: now };
     if (consumeFrom !== null) {
       filter.remaining_runs = consumeFrom;
       set.remaining_runs = consumeFrom - 1;
     }
-    const doc = await this.collection.findOneAndUpdate(filter, { $set: set });
+    // A tick to fire is in flight until settleTick: should this process die before, another loop fires it again.
+    const update: Document = firing ? { $set: set, $push: { firing: { scheduled_at: expectedNextFireAt, claimed_at: now, took_run: consumeFrom !== null } } } : { $set: set };
+    const doc = await this.collection.findOneAndUpdate(filter, update);
     return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Settles the in-flight tick `scheduledAt` (claimed with `firing`): removes it from `firing`,
+   * records `outcome` in `recent_runs` (none for a buffered tick) and, with `refund`, gives its run
+   * back — one write, and only while the tick is still in flight, so of several loops settling it
+   * (a slow one and the one that took it over) exactly one records it. True for that one.
+   */
+  async settleTick(scheduleId: string, scheduledAt: Date, outcome: RecentScheduleRun | null, refund: boolean): Promise<boolean> {
+    const update: Document = { $pull: { firing: { scheduled_at: scheduledAt } } };
+    if (outcome) update.$push = { recent_runs: { $each: [recentDocument(outcome)], $slice: -MAX_RECENT_RUNS } };
+    if (refund) update.$inc = { remaining_runs: 1 };
+    const filter: Document = { _id: oid(scheduleId), 'firing.scheduled_at': scheduledAt };
+    if (refund) filter.remaining_runs = { $ne: null };
+    const { matchedCount } = await this.collection.updateOne(filter, update);
+    return matchedCount === 1;
+  }
+
+  /**
+   * Up to `limit` schedules with a tick in flight since before `claimedBefore` (its loop died, or is
+   * very slow, between claim and settle), with those ticks: for another loop to fire them again
+   * (run creation is idempotent per tick). Oldest claims are not sorted first: every pass takes
+   * the next batch.
+   */
+  async listStaleFiring(claimedBefore: Date, limit: number): Promise<Array<{ schedule: ScheduleRecord; ticks: Array<{ scheduledAt: Date; tookRun: boolean }> }>> {
+    const docs = await this.collection.find({ 'firing.claimed_at': { $lt: claimedBefore } }, { limit });
+    return docs.map((doc) => ({
+      schedule: toRecord(doc),
+      ticks: ((doc.firing as Document[] | undefined) ?? [])
+        .filter((entry) => (entry.claimed_at as Date) < claimedBefore)
+        .map((entry) => ({ scheduledAt: entry.scheduled_at as Date, tookRun: entry.took_run === true })),
+    }));
   }
 
   /** Gives back a run taken by {@link claimTick} whose tick ended up not starting one (a disabled workflow, an overlap skip). No-op for unlimited schedules. */
@@ -185,10 +226,7 @@ export class Schedules {
 
   /** Appends one outcome to `recent_runs`, keeping the last {@link MAX_RECENT_RUNS} (`$push` with `$each`/`$slice`, on both backends). */
   async recordRecent(scheduleId: string, outcome: RecentScheduleRun): Promise<void> {
-    const entry: Document = { scheduled_at: outcome.scheduledAt, status: outcome.status };
-    if ('runId' in outcome) Object.assign(entry, { started_at: outcome.startedAt, run_id: oid(outcome.runId) });
-    else entry.reason = outcome.reason;
-    const push: Document = { recent_runs: { $each: [entry], $slice: -MAX_RECENT_RUNS } };
+    const push: Document = { recent_runs: { $each: [recentDocument(outcome)], $slice: -MAX_RECENT_RUNS } };
     await this.collection.updateOne({ _id: oid(scheduleId) }, { $push: push });
   }
 
@@ -197,7 +235,8 @@ export class Schedules {
    * conditional `$push`, atomic). True when it was buffered.
    */
   async bufferTick(scheduleId: string, tick: Date, max: number): Promise<boolean> {
-    const filter: Document = { _id: oid(scheduleId), [`buffered_ticks.${Math.max(0, max - 1)}`]: { $exists: false } };
+    // Not twice the same tick (a tick fired again after its loop died).
+    const filter: Document = { _id: oid(scheduleId), [`buffered_ticks.${Math.max(0, max - 1)}`]: { $exists: false }, buffered_ticks: { $ne: tick } };
     const push: Document = { buffered_ticks: tick };
     return (await this.collection.updateOne(filter, { $push: push })).matchedCount === 1;
   }
@@ -251,6 +290,14 @@ function changesToDocument(changes: ScheduleChanges): Document {
   if (changes.updatedBy !== undefined) doc.updated_by = changes.updatedBy;
   if (changes.next !== undefined) Object.assign(doc, { next_fire_at: changes.next?.fireAt ?? null, due_at: changes.next?.dueAt ?? null });
   return doc;
+}
+
+/** The stored form of one `recent_runs` entry. */
+function recentDocument(outcome: RecentScheduleRun): Document {
+  const entry: Document = { scheduled_at: outcome.scheduledAt, status: outcome.status };
+  if ('runId' in outcome) Object.assign(entry, { started_at: outcome.startedAt, run_id: oid(outcome.runId) });
+  else entry.reason = outcome.reason;
+  return entry;
 }
 
 function toRecent(entry: Document): RecentScheduleRun {
