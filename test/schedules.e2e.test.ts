@@ -308,6 +308,11 @@ describe('abuse', () => {
     expect((await bad(workflowId, { cron: '* * *', input: { n: 1 } })).problems.join()).toMatch(/has 3 fields/);
     expect((await bad(workflowId, { cron: '0 9 * * *', timezone: 'Mars/Olympus', input: { n: 1 } })).problems).toEqual([expect.stringMatching(/^\/timezone: /)]);
     expect((await bad(workflowId, { intervalSeconds: 60, catchupWindowSeconds: 5, input: { n: 1 } })).problems).toEqual([expect.stringMatching(/^\/catchupWindowSeconds: /)]);
+    // Ticks bypass the trigger rate limit: a period below SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS (10 s) is refused.
+    expect((await bad(workflowId, { intervalSeconds: 1, input: { n: 1 } })).problems).toEqual(['/intervalSeconds: must be an integer from 10 to 316224000']);
+    expect((await bad(workflowId, { cron: '* * * * * *', input: { n: 1 } })).problems.join()).toMatch(/fires more often than every 10 s/);
+    expect((await bad(workflowId, { cron: '0 0 30 2 *', input: { n: 1 } })).problems).toEqual(['/cron: never fires (no date matches it)']);
+    expect((await bad(workflowId, { cron: '0 9 * * *', jitterSeconds: 300, catchupWindowSeconds: 60, input: { n: 1 } })).problems.join()).toMatch(/jitterSeconds: must be less than catchupWindowSeconds/);
     expect((await bad(workflowId, { intervalSeconds: 60, cron: '* * * * *', input: { n: 1 } })).problems.join()).toMatch(/exactly one of cron and intervalSeconds/);
     expect((await bad(workflowId, { intervalSeconds: 60, note: 'x'.repeat(1001), input: { n: 1 } })).message).toMatch(/note/);
     expect((await bad(workflowId, { intervalSeconds: 60, input: { n: 1, blob: 'x'.repeat(70_000) } })).problems).toEqual(['/input: is larger than 65536 bytes']);
@@ -374,8 +379,8 @@ describe('roles', () => {
     const workflowId = created.body.id as string;
     await as('owner', 'POST', wf(`/${workflowId}/toggle`), { enabled: true });
     await as('owner', 'PUT', wf(`/${workflowId}/access`), { owners: ['user:owner'], editors: [], operators: ['user:operator'], viewers: [] });
-    const schedule = (await as('owner', 'POST', schedules(workflowId), { name: 'gated', intervalSeconds: 1 })).body;
-    await authClock.advance(1_000);
+    const schedule = (await as('owner', 'POST', schedules(workflowId), { name: 'gated', intervalSeconds: 10 })).body;
+    await authClock.advance(10_000);
     await auth.scheduleLoop.pass();
     const runs = (await as('owner', 'GET', wf(`/${workflowId}/runs?includeNodeRuns=false`))).body.runs as any[];
     expect(runs.map((run) => run.scheduleId)).toEqual([schedule.id]);
@@ -395,7 +400,7 @@ describe('roles', () => {
 describe('the loop in the service', () => {
   it('runs on the injected clock, fires due ticks by itself and reports to /readyz as `schedules`', async () => {
     const own = new ManualClock(START);
-    const live = await startService({ clock: own, sweepIntervalMs: 3_600_000, scheduleLoop: true, env: { SWITCHYARD_SCHEDULE_INTERVAL_MS: '1000' } });
+    const live = await startService({ clock: own, sweepIntervalMs: 3_600_000, scheduleLoop: true, env: { SWITCHYARD_SCHEDULE_INTERVAL_MS: '1000', SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS: '5' } });
     try {
       const created = await live.createWorkflow({ name: uniqueName('live'), canvas: CANVAS, nodes: [echoStep('A')] });
       await live.enable(created.id);

@@ -332,6 +332,14 @@ export const CONFIG_SCHEMA = Type.Object({
     maximum: 60_000,
     description: 'how often the schedule loop looks for due ticks and buffered ticks whose run ended, ms (docs/guide/schedules.md)',
   }),
+  SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS: Type.Integer({
+    group: 'Engine',
+    default: 10,
+    minimum: 1,
+    maximum: 86_400,
+    description:
+      "the shortest period a schedule may have, s: an intervalSeconds below it, or a cron firing more often, is refused (ticks bypass the trigger rate limit, so this bounds the runs a schedule starts)",
+  }),
   SWITCHYARD_MAX_OUTPUT_BYTES: Type.Integer({
     group: 'Engine',
     default: DEFAULT_MAX_OUTPUT_BYTES,

@@ -51,6 +51,8 @@ export interface ServiceConfig {
   sweepIntervalMs: number;
   /** How often the schedule loop runs, ms. */
   scheduleIntervalMs: number;
+  /** The shortest period a schedule may have, seconds. */
+  scheduleMinIntervalSeconds: number;
   /** Largest step output kept, bytes of JSON (larger ones fail the attempt). */
   maxOutputBytes: number;
   /** Most nodes one workflow definition may have, every level counted. */
@@ -193,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     shutdownGraceMs: v.SWITCHYARD_SHUTDOWN_GRACE_MS,
     sweepIntervalMs: v.SWITCHYARD_SWEEP_INTERVAL_MS,
     scheduleIntervalMs: v.SWITCHYARD_SCHEDULE_INTERVAL_MS,
+    scheduleMinIntervalSeconds: v.SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS,
     maxOutputBytes: v.SWITCHYARD_MAX_OUTPUT_BYTES,
     maxNodes: v.SWITCHYARD_MAX_NODES,
     runRetentionDays: v.SWITCHYARD_RUN_RETENTION_DAYS ?? null,

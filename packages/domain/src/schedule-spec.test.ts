@@ -96,9 +96,22 @@ describe('jitter', () => {
 
 describe('scheduleProblems', () => {
   it('accepts a full valid schedule and the minimal forms', () => {
-    expect(scheduleProblems({ cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', startAt: at('2026-01-01T00:00:00Z'), endAt: at('2027-01-01T00:00:00Z'), jitterSeconds: 60, catchupWindowSeconds: 10, overlapPolicy: 'buffer_one', remainingRuns: 3 })).toEqual([]);
+    expect(scheduleProblems({ cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', startAt: at('2026-01-01T00:00:00Z'), endAt: at('2027-01-01T00:00:00Z'), jitterSeconds: 60, catchupWindowSeconds: 120, overlapPolicy: 'buffer_one', remainingRuns: 3 })).toEqual([]);
     expect(scheduleProblems({ intervalSeconds: 1 })).toEqual([]);
     expect(scheduleProblems({ intervalSeconds: 60, offsetSeconds: 59, jitterSeconds: 59, remainingRuns: null })).toEqual([]);
+  });
+
+  it('refuses a cron that never fires, jitter reaching the catch-up window, and periods below the floor given', () => {
+    expect(scheduleProblems({ cron: '0 0 30 2 *' })).toEqual(['/cron: never fires (no date matches it)']);
+    expect(scheduleProblems({ cron: '0 9 * * *', jitterSeconds: 60, catchupWindowSeconds: 60 })).toEqual([
+      '/jitterSeconds: must be less than catchupWindowSeconds (a tick delayed past the window is skipped as missed)',
+    ]);
+    expect(scheduleProblems({ intervalSeconds: 5 }, 10)).toEqual(['/intervalSeconds: must be an integer from 10 to 316224000']);
+    expect(scheduleProblems({ intervalSeconds: 10 }, 10)).toEqual([]);
+    expect(scheduleProblems({ cron: '*/5 * * * * *' }, 10)[0]).toMatch(/^\/cron: fires more often than every 10 s/);
+    expect(scheduleProblems({ cron: '0,30 * * * * *' }, 10)).toEqual([]);
+    // Irregular gaps count by the shortest: minutes 0 and 1 of every hour are 60 s apart.
+    expect(scheduleProblems({ cron: '0,1 * * * *' }, 120)[0]).toMatch(/^\/cron: fires more often than every 120 s/);
   });
 
   it('names each wrong field by its path', () => {

@@ -25,6 +25,8 @@ export interface AppServices {
   idempotencyTtlMs?: number;
   /** Evaluates event triggers' `filterCel` and `inputCel` (event-service.ts); default a CelEngine of its own. */
   cel?: Pick<CelEngine, 'evaluate' | 'evaluateBool'>;
+  /** The shortest period a schedule may have, seconds (`SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS`; default 10). */
+  scheduleMinIntervalSeconds?: number;
   /** How long posted events are kept, ms (`SWITCHYARD_EVENT_RETENTION_DAYS`; default 7 days). */
   eventRetentionMs?: number;
   /** Per-run caps on human requests and the size bound of decisions (default `DEFAULT_RUN_BOUNDS`, domain run-bounds.ts). */

@@ -226,6 +226,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
       idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
       cel,
       eventRetentionMs: config.eventRetentionDays * 86_400_000,
+      scheduleMinIntervalSeconds: config.scheduleMinIntervalSeconds,
       publicText,
       metrics,
       runBounds: {

@@ -35,6 +35,9 @@ import {
   type ScheduleSpecInput,
 } from '@switchyard/domain/schedule-spec';
 import { newId, type ScheduleChanges, type ScheduleRecord } from '@switchyard/store';
+
+/** The floor of a schedule's period when the services do not say (the config default), seconds. */
+const DEFAULT_MIN_INTERVAL_SECONDS = 10;
 import { nextTickAfter, type FireOutcome } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import { fireScheduleTick } from './schedule-fire.ts';
@@ -133,6 +136,11 @@ function checkedScheduleInput(workflow: WorkflowRecord, input: Record<string, un
   return input;
 }
 
+/** The shortest period a schedule may have, seconds (`SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS`). */
+function minIntervalOf(services: AppServices): number {
+  return services.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS;
+}
+
 /** 400 listing the problems, when there are any. */
 function refuseProblems(problems: string[]): void {
   if (problems.length > 0) throw new InvalidRequestError('The schedule is not valid', problems);
@@ -146,7 +154,7 @@ function refuseProblems(problems: string[]): void {
 export async function createSchedule(services: AppServices, workflowId: string, body: ScheduleCreateBody, by: string | null): Promise<ScheduleRecord> {
   const workflow = await requireWorkflow(services, workflowId);
   const settings = specInputOf(body);
-  refuseProblems(scheduleProblems(settings));
+  refuseProblems(scheduleProblems(settings, minIntervalOf(services)));
   const input = checkedScheduleInput(workflow, (body.input ?? {}) as Record<string, unknown>);
   const { total } = await services.repos.schedules.list(workflowId, 1, 1);
   if (total >= MAX_SCHEDULES_PER_WORKFLOW) throw new ConflictError(`A workflow has at most ${MAX_SCHEDULES_PER_WORKFLOW} schedules`, { limit: MAX_SCHEDULES_PER_WORKFLOW });
@@ -195,7 +203,8 @@ export async function updateSchedule(services: AppServices, workflowId: string, 
   const current = await requireSchedule(services, workflowId, scheduleId);
   const workflow = await requireWorkflow(services, workflowId);
   const specInput = mergedSpec(current.spec, body);
-  refuseProblems(scheduleProblems({ ...specInput, overlapPolicy: body.overlapPolicy, catchupWindowSeconds: body.catchupWindowSeconds, remainingRuns: body.remainingRuns }));
+  const catchupWindowSeconds = body.catchupWindowSeconds ?? current.catchupWindowSeconds;
+  refuseProblems(scheduleProblems({ ...specInput, overlapPolicy: body.overlapPolicy, catchupWindowSeconds, remainingRuns: body.remainingRuns }, minIntervalOf(services)));
   const changes: ScheduleChanges = { updatedBy: by };
   if (body.name !== undefined) changes.name = body.name;
   if (body.input !== undefined) changes.input = checkedScheduleInput(workflow, body.input as Record<string, unknown>);

@@ -78,6 +78,18 @@ describe('Schedules repository (embedded store)', () => {
     expect((await repos.schedules.listDue(T2, 10)).map((s) => s.remainingRuns)).toEqual([1]);
   });
 
+  it('settleTick: one settle of an in-flight tick records it; a refund after the client made the schedule unlimited still settles', async () => {
+    const { id } = await repos.schedules.create(schedule(workflowId, { remainingRuns: 3 }), T0);
+    await repos.schedules.claimTick(id, T0, { fireAt: T1, dueAt: T1 }, T0, 3, true);
+    expect((await repos.schedules.listStaleFiring(T1, 10)).map((stale) => stale.ticks)).toEqual([[{ scheduledAt: T0, tookRun: true }]]);
+    await repos.schedules.update(id, { remainingRuns: null }, T0);
+    expect(await repos.schedules.settleTick(id, T0, { scheduledAt: T0, status: 'skipped', reason: 'disabled' }, true)).toBe(true);
+    expect(await repos.schedules.settleTick(id, T0, { scheduledAt: T0, status: 'skipped', reason: 'disabled' }, true)).toBe(false);
+    const after = (await repos.schedules.get(id))!;
+    expect(after).toMatchObject({ remainingRuns: null, recentRuns: [{ scheduledAt: T0, status: 'skipped', reason: 'disabled' }] });
+    expect(await repos.schedules.listStaleFiring(T2, 10)).toEqual([]);
+  });
+
   it('listDue: unpaused schedules due by now, longest-due first, at most limit', async () => {
     const a = await repos.schedules.create(schedule(workflowId, { name: 'a', next: { fireAt: T1, dueAt: T1 } }), T0);
     const b = await repos.schedules.create(schedule(workflowId, { name: 'b', next: { fireAt: T0, dueAt: T0 } }), T0);

@@ -188,18 +188,18 @@ export class Schedules {
   }
 
   /**
-   * Settles the in-flight tick `scheduledAt` (claimed with `firing`): removes it from `firing`,
-   * records `outcome` in `recent_runs` (none for a buffered tick) and, with `refund`, gives its run
-   * back — one write, and only while the tick is still in flight, so of several loops settling it
-   * (a slow one and the one that took it over) exactly one records it. True for that one.
+   * Settles the in-flight tick `scheduledAt` (claimed with `firing`): removes it from `firing` and
+   * records `outcome` in `recent_runs` (none for a buffered tick) in one write, only while the tick
+   * is still in flight, so of several loops settling it (a slow one and the one that took it over)
+   * exactly one records it; with `refund`, that one then gives the tick's run back
+   * ({@link refundRun}: a no-op if the client made the schedule unlimited meanwhile). True for
+   * that one.
    */
   async settleTick(scheduleId: string, scheduledAt: Date, outcome: RecentScheduleRun | null, refund: boolean): Promise<boolean> {
     const update: Document = { $pull: { firing: { scheduled_at: scheduledAt } } };
     if (outcome) update.$push = { recent_runs: { $each: [recentDocument(outcome)], $slice: -MAX_RECENT_RUNS } };
-    if (refund) update.$inc = { remaining_runs: 1 };
-    const filter: Document = { _id: oid(scheduleId), 'firing.scheduled_at': scheduledAt };
-    if (refund) filter.remaining_runs = { $ne: null };
-    const { matchedCount } = await this.collection.updateOne(filter, update);
+    const { matchedCount } = await this.collection.updateOne({ _id: oid(scheduleId), 'firing.scheduled_at': scheduledAt }, update);
+    if (matchedCount === 1 && refund) await this.refundRun(scheduleId);
     return matchedCount === 1;
   }
 
