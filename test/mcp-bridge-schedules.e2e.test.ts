@@ -29,7 +29,7 @@ const HINTS = {
 describe('schedule tools', () => {
   it('annotations follow the kind: list reads, create/pause/resume write, trigger launches', async () => {
     const tools = await bridge.tools();
-    const kinds = { list_schedules: 'read', create_schedule: 'write', pause_schedule: 'write', resume_schedule: 'write', trigger_schedule: 'launch' } as const;
+    const kinds = { list_schedules: 'read', create_schedule: 'launch', pause_schedule: 'write', resume_schedule: 'launch', trigger_schedule: 'launch' } as const;
     for (const [name, kind] of Object.entries(kinds)) expect(tools.get(name)?.annotations, name).toMatchObject(HINTS[kind]);
   });
 

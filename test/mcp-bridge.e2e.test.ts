@@ -41,9 +41,9 @@ const EXPECTED_KIND: Record<string, 'read' | 'write' | 'irreversible' | 'launch'
   replay_run: 'write',
   ask_human: 'write',
   list_schedules: 'read',
-  create_schedule: 'write',
+  create_schedule: 'launch',
   pause_schedule: 'write',
-  resume_schedule: 'write',
+  resume_schedule: 'launch',
   trigger_schedule: 'launch',
 };
 

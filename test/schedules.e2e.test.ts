@@ -339,8 +339,9 @@ describe('roles', () => {
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
     auth = await startService({ clock: authClock, edge: { authenticator: await Authenticator.create(jwtAuthConfig()) }, sweepIntervalMs: 3_600_000 });
-    for (const who of ['owner', 'viewer', 'operator', 'stranger']) tokens[who] = await signToken(who);
+    for (const who of ['owner', 'viewer', 'operator', 'editor', 'stranger']) tokens[who] = await signToken(who);
     tokens.readOnly = await signToken('owner', { scopes: ['workflows-read'] });
+    tokens.writeOnly = await signToken('owner', { scopes: ['workflows-read', 'workflows-write'] });
   });
   afterAll(async () => {
     await auth.close();
@@ -371,15 +372,25 @@ describe('roles', () => {
     expect((await as('stranger', 'GET', '/api/v1/schedules')).body.schedules.map((s: any) => s.id)).not.toContain(schedule.body.id);
     expect((await as('viewer', 'GET', '/api/v1/schedules')).body.schedules.map((s: any) => s.id)).toContain(schedule.body.id);
     expect((await as('readOnly', 'POST', schedules(workflowId), { name: 'ro', intervalSeconds: 60 })).status).toBe(403);
+    // A schedule starts runs: creating or changing one needs workflows-control, as a trigger does.
+    const writeOnly = await as('writeOnly', 'POST', schedules(workflowId), { name: 'wo', intervalSeconds: 60 });
+    expect(writeOnly.status).toBe(403);
+    expect(writeOnly.body.detail).toMatchObject({ error: 'permission_denied', details: { requiredScope: 'workflows-control' } });
+    expect((await as('writeOnly', 'PUT', path, { intervalSeconds: 60 })).status).toBe(403);
     expect((await call(auth.baseUrl, 'GET', path, null)).status).toBe(401);
   });
 
-  it("four-eyes: the schedule's creator may not approve a gate of a run its schedule started; another operator may", async () => {
+  it("four-eyes: the schedule's creator and whoever changed its settings may not approve a gate of a run it started; who only paused it may", async () => {
     const created = await as('owner', 'POST', wf(), { name: uniqueName('four-eyes'), canvas: CANVAS, nodes: [echoStep('G', {}, { humanReview: { requiresConfirmation: true, allowSelfApproval: false } })] });
     const workflowId = created.body.id as string;
     await as('owner', 'POST', wf(`/${workflowId}/toggle`), { enabled: true });
-    await as('owner', 'PUT', wf(`/${workflowId}/access`), { owners: ['user:owner'], editors: [], operators: ['user:operator'], viewers: [] });
+    await as('owner', 'PUT', wf(`/${workflowId}/access`), { owners: ['user:owner'], editors: ['user:editor'], operators: ['user:operator'], viewers: [] });
     const schedule = (await as('owner', 'POST', schedules(workflowId), { name: 'gated', intervalSeconds: 10 })).body;
+    const path = schedules(workflowId, `/${schedule.id}`);
+    expect((await as('editor', 'PUT', path, { input: { set: 'by the editor' } })).status).toBe(200);
+    // A pause and resume later does not make the operator a changer of what the runs do.
+    expect((await as('operator', 'POST', `${path}/pause`, {})).status).toBe(200);
+    expect((await as('operator', 'POST', `${path}/resume`, {})).body).toMatchObject({ paused: false, updatedBy: 'operator' });
     await authClock.advance(10_000);
     await auth.scheduleLoop.pass();
     const runs = (await as('owner', 'GET', wf(`/${workflowId}/runs?includeNodeRuns=false`))).body.runs as any[];
@@ -393,6 +404,9 @@ describe('roles', () => {
     const mine = await as('owner', 'POST', wf(`/${workflowId}/runs/${runs[0].id}/approve`), { stepId, resolution: 'confirm' });
     expect(mine.status).toBe(403);
     expect(mine.body.detail.error).toBe('self_approval_forbidden');
+    const editors = await as('editor', 'POST', wf(`/${workflowId}/runs/${runs[0].id}/approve`), { stepId, resolution: 'confirm' });
+    expect(editors.status).toBe(403);
+    expect(editors.body.detail.error).toBe('self_approval_forbidden');
     expect((await as('operator', 'POST', wf(`/${workflowId}/runs/${runs[0].id}/approve`), { stepId, resolution: 'confirm' })).status).toBe(200);
   });
 });

@@ -93,13 +93,14 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         description:
           'Exactly one of `cron` (5 or 6 fields, read in `timezone`, default UTC) and `intervalSeconds` (ticks at multiples of it since the Unix ' +
           'epoch, plus `offsetSeconds`). Each tick starts a run of the workflow (`triggerSource: "schedule"`, `scheduleId`, `scheduledAt`) with ' +
-          '`input`, which must match the workflow\'s declared inputs. 400 names every problem by path; 409 on a taken name or beyond 100 ' +
-          'schedules per workflow.',
+          '`input`, which must match the workflow\'s declared inputs. A schedule starts runs, so creating or changing one needs the ' +
+          '`workflows-control` scope (as a trigger does) and the editor role; its period must be at least `SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS` ' +
+          '(default 10 s). 400 names every problem by path; 409 on a taken name or beyond 100 schedules per workflow.',
         params: WorkflowParams,
         body: ScheduleCreateBody,
         response: { 201: ScheduleView, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'definitions', workflowRole: 'editor' },
+      config: { rateLimitGroup: 'definitions', scope: 'workflows-control', workflowRole: 'editor' },
     },
     async (request, reply) => {
       const created = await createSchedule(services, request.params.workflow_id, request.body, byOf(request));
@@ -133,7 +134,7 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         body: ScheduleUpdateBody,
         response: { 200: ScheduleView, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
-      config: { rateLimitGroup: 'definitions', workflowRole: 'editor' },
+      config: { rateLimitGroup: 'definitions', scope: 'workflows-control', workflowRole: 'editor' },
     },
     async (request) => scheduleView(await updateSchedule(services, request.params.workflow_id, request.params.schedule_id, request.body, byOf(request))),
   );

@@ -119,7 +119,8 @@ function scheduleInputOrReason(workflow: WorkflowRecord, schedule: ScheduleRecor
  * Creates the run of one tick, at most once per `(schedule, scheduledAt)`: `onceForKey` with key
  * `schedule:<id>:<ISO>` (a second call returns the first run). The run has `triggerSource:
  * "schedule"`, `scheduleId`, `scheduledAt`, the schedule's input; its trigger lineage holds the
- * schedule's creator and last editor, so four-eyes keeps them from approving its gates.
+ * schedule's creator and everyone who changed its settings (`changedBy`), so four-eyes keeps them
+ * from approving its gates.
  */
 async function startScheduledRun(
   services: AppServices,
@@ -130,7 +131,7 @@ async function startScheduledRun(
   identity: TriggeringIdentity = scheduleIdentity(schedule),
 ): Promise<RunRecord> {
   const key = `schedule:${schedule.id}:${scheduledAt.toISOString()}`;
-  const editors = [schedule.createdBy, schedule.updatedBy].filter((id): id is string => id !== null);
+  const editors = [...new Set([schedule.createdBy, ...schedule.changedBy].filter((id): id is string => id !== null))];
   const { run } = await onceForKey(services, workflow.id, key, { scheduleId: schedule.id, scheduledAt: scheduledAt.toISOString() }, (runId) =>
     createRun(services, {
       workflow,

@@ -34,7 +34,7 @@ import {
   type ScheduleSpec,
   type ScheduleSpecInput,
 } from '@switchyard/domain/schedule-spec';
-import { newId, type ScheduleChanges, type ScheduleRecord } from '@switchyard/store';
+import { MAX_SCHEDULE_CHANGERS, newId, type ScheduleChanges, type ScheduleRecord } from '@switchyard/store';
 
 /** The floor of a schedule's period when the services do not say (the config default), seconds. */
 const DEFAULT_MIN_INTERVAL_SECONDS = 10;
@@ -205,7 +205,8 @@ export async function updateSchedule(services: AppServices, workflowId: string, 
   const specInput = mergedSpec(current.spec, body);
   const catchupWindowSeconds = body.catchupWindowSeconds ?? current.catchupWindowSeconds;
   refuseProblems(scheduleProblems({ ...specInput, overlapPolicy: body.overlapPolicy, catchupWindowSeconds, remainingRuns: body.remainingRuns }, minIntervalOf(services)));
-  const changes: ScheduleChanges = { updatedBy: by };
+  // Whoever sets what the runs do counts as a trigger of them (four-eyes); a pause or resume does not.
+  const changes: ScheduleChanges = { updatedBy: by, ...(by === null ? {} : { changer: by }) };
   if (body.name !== undefined) changes.name = body.name;
   if (body.input !== undefined) changes.input = checkedScheduleInput(workflow, body.input as Record<string, unknown>);
   if (body.overlapPolicy !== undefined) changes.overlapPolicy = body.overlapPolicy as OverlapPolicy;
@@ -219,8 +220,9 @@ export async function updateSchedule(services: AppServices, workflowId: string, 
   if (specChanged) changes.spec = spec;
   if (specChanged || resumed || (current.nextFireAt === null && body.remainingRuns !== undefined)) changes.next = nextTickAfter(current.id, spec, services.clock.now());
   const updated = await services.repos.schedules.update(current.id, changes, services.clock.now());
-  if (!updated) throw new NotFoundError('schedule');
-  return updated;
+  if (updated) return updated;
+  await requireSchedule(services, workflowId, scheduleId);
+  throw new ConflictError(`A schedule may be changed by at most ${MAX_SCHEDULE_CHANGERS} people (four-eyes counts them all as triggers of its runs): create a new schedule`, { limit: MAX_SCHEDULE_CHANGERS });
 }
 
 /** Deletes the schedule (buffered ticks go with it; runs it started stay). 404 when missing. */

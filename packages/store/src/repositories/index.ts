@@ -29,6 +29,7 @@ export {
   Schedules,
   SCHEDULES,
   MAX_RECENT_RUNS,
+  MAX_SCHEDULE_CHANGERS,
   type NewSchedule,
   type NextTick,
   type RecentScheduleRun,

@@ -8,9 +8,11 @@
  * (`next_fire_at` + the tick's jitter: when the loop takes it), `recent_runs` (the last
  * {@link MAX_RECENT_RUNS} outcomes, oldest first), `buffered_ticks` (ticks waiting for the
  * schedule's running run to end, overlap policies `buffer_one`/`buffer_all`, oldest first),
- * `created_by`, `updated_by` (user ids of who created and last changed it: they count as the
- * triggers of its runs for four-eyes), `created_at`, `updated_at`, `version` (+1 on every change a
- * client makes; the loop's writes leave it alone).
+ * `created_by`, `updated_by` (user ids of who created and last changed it), `changed_by` (every
+ * user who created it or changed its settings by a PUT, at most {@link MAX_SCHEDULE_CHANGERS}: they
+ * all count as triggers of its runs for four-eyes; a pause or resume does not add to it),
+ * `created_at`, `updated_at`, `version` (+1 on every change a client makes; the loop's writes leave
+ * it alone).
  *
  * Exactly once per tick: {@link Schedules.claimTick} is a compare-and-set on `next_fire_at` (a
  * single-document atomic update on both backends), so of any number of loops that read the same
@@ -22,6 +24,9 @@ import { isDuplicateKeyError, type Document, type DocumentCollection, type Docum
 import { hexId, newId, oid } from './documents.ts';
 
 export const SCHEDULES = 'schedules';
+
+/** Most distinct users `changed_by` holds; a further one's change is refused (see {@link Schedules.update}). */
+export const MAX_SCHEDULE_CHANGERS = 100;
 
 /** How many outcomes a schedule keeps in `recent_runs`. */
 export const MAX_RECENT_RUNS = 10;
@@ -58,6 +63,8 @@ export interface ScheduleRecord {
   createdBy: string | null;
   /** User id of who last changed it (null: unknown). */
   updatedBy: string | null;
+  /** Everyone who created it or changed its settings (four-eyes: triggers of its runs); at most {@link MAX_SCHEDULE_CHANGERS}. */
+  changedBy: string[];
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -67,16 +74,20 @@ export interface ScheduleRecord {
  * What a new schedule needs: everything its creator decides, including its first tick (null:
  * none). `id` may be chosen beforehand (`newId()`), since the first tick's jitter depends on it.
  */
-export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'bufferedTicks' | 'createdBy' | 'updatedBy' | 'createdAt' | 'updatedAt' | 'version'> & {
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'bufferedTicks' | 'createdBy' | 'updatedBy' | 'changedBy' | 'createdAt' | 'updatedAt' | 'version'> & {
   id?: string;
   next: NextTick | null;
   /** User id of the creator (also its first `updatedBy`). */
   createdBy?: string | null;
 };
 
-/** Changes a client makes (each field optional); `next` when the spec, pause state or remaining runs moved the next tick. */
+/**
+ * Changes a client makes (each field optional); `next` when the spec, pause state or remaining
+ * runs moved the next tick; `changer`, a user id to add to `changedBy` (a change of settings).
+ */
 export type ScheduleChanges = Partial<Pick<ScheduleRecord, 'name' | 'spec' | 'input' | 'overlapPolicy' | 'catchupWindowSeconds' | 'paused' | 'note' | 'remainingRuns' | 'updatedBy'>> & {
   next?: NextTick | null;
+  changer?: string;
 };
 
 /** Filter of {@link Schedules.listAll}: only the schedules of these workflows (e.g. those a caller may see). */
@@ -101,6 +112,7 @@ export class Schedules {
       buffered_ticks: [],
       created_by: createdBy,
       updated_by: createdBy,
+      changed_by: createdBy === null ? [] : [createdBy],
       created_at: now,
       updated_at: now,
       version: 1,
@@ -127,14 +139,20 @@ export class Schedules {
 
   /**
    * Applies `changes` and adds 1 to `version`; with `expectedVersion`, only if the schedule still
-   * has that version (a compare-and-set for read-modify-write clients). Returns the schedule after,
-   * or null when it does not exist (or has another version). Throws {@link DuplicateEntryError} on a
-   * name clash.
+   * has that version (a compare-and-set for read-modify-write clients). With `changes.changer`,
+   * adds that user to `changedBy`, only if listed already or fewer than {@link MAX_SCHEDULE_CHANGERS}
+   * are. Returns the schedule after, or null when it does not exist (or has another version, or
+   * has no room for the changer). Throws {@link DuplicateEntryError} on a name clash.
    */
   async update(id: string, changes: ScheduleChanges, now: Date, expectedVersion?: number): Promise<ScheduleRecord | null> {
     const filter: Document = { _id: oid(id) };
     if (expectedVersion !== undefined) filter.version = expectedVersion;
-    const update = { $set: { ...changesToDocument(changes), updated_at: now }, $inc: { version: 1 } };
+    const update: Document = { $set: { ...changesToDocument(changes), updated_at: now }, $inc: { version: 1 } };
+    if (changes.changer !== undefined) {
+      // A changer already listed, or room for one more: never more than MAX_SCHEDULE_CHANGERS.
+      filter.$or = [{ changed_by: changes.changer }, { [`changed_by.${MAX_SCHEDULE_CHANGERS - 1}`]: { $exists: false } }];
+      update.$addToSet = { changed_by: changes.changer };
+    }
     const doc = await this.guardName(changes.name, () => this.collection.findOneAndUpdate(filter, update));
     return doc ? toRecord(doc) : null;
   }
@@ -331,6 +349,7 @@ function toRecord(doc: Document): ScheduleRecord {
     bufferedTicks: (doc.buffered_ticks as Date[] | undefined) ?? [],
     createdBy: (doc.created_by as string | null | undefined) ?? null,
     updatedBy: (doc.updated_by as string | null | undefined) ?? null,
+    changedBy: Array.isArray(doc.changed_by) ? (doc.changed_by as string[]) : [doc.created_by, doc.updated_by].filter((by): by is string => typeof by === 'string'),
     createdAt: doc.created_at as Date,
     updatedAt: doc.updated_at as Date,
     version: doc.version as number,

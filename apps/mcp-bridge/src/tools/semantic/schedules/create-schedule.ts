@@ -11,7 +11,7 @@ export const createSchedule = defineTool({
     'read in `timezone`, e.g. "0 9 * * 1-5" with "Europe/Berlin" for 9:00 on weekdays) and `intervalSeconds` (every N seconds). Each tick ' +
     'starts a run with `input` (checked against the workflow\'s declared inputs). `overlapPolicy` says what a tick does while the previous ' +
     'run is still going: skip (default), buffer_one, buffer_all, cancel_other, allow_all. Returns the schedule with its next 5 run times.',
-  kind: 'write',
+  kind: 'launch',
   input: z.object({
     workflowId: z.string().regex(/^[0-9a-f]{24}$/i, 'Workflow id must be a 24-character hex id').optional().describe('The workflow to schedule'),
     workflowName: z.string().min(1).max(200).optional().describe('Or its exact name'),

@@ -6,7 +6,7 @@ export const resumeSchedule = defineTool({
   name: 'resume_schedule',
   title: 'Resume a schedule',
   description: 'Resumes a paused schedule: ticks fire again from the next one after now (the ticks of the pause are not made up). The `note` replaces the earlier note. Returns the schedule with its next run times.',
-  kind: 'write',
+  kind: 'launch',
   input: z.object({ ...ScheduleRef, note: NoteArg }),
   output: ScheduleSchema,
   async run(args, { api }) {
