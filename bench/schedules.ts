@@ -12,7 +12,8 @@
  *    due on the same second, 100 per workflow), then a window of `--window-seconds` (default 20):
  *    ticks fired per second (runs whose `scheduledAt` lies in the window, read back after a 3 s
  *    grace and the schedules paused) against the expected, and the lag from `scheduledAt` to the
- *    run's `startedAt` (p50/p99/max). The loop's period is `--interval-ms` (default 1000, the
+ *    run's `startedAt` (p50/p99/max, and its median in the first and the last quarter of the window:
+ *    a lag that grows is a loop falling behind). The loop's period is `--interval-ms` (default 1000, the
  *    service's default `SWITCHYARD_SCHEDULE_INTERVAL_MS`).
  * 3. Meanwhile: p50/p99 of `GET /api/v1/workflows/{id}` (one request at a time, all through the
  *    window) against the same read before the schedules existed (after a warm-up).
@@ -129,12 +130,19 @@ async function loop(target: Target, figures: Figures): Promise<void> {
   for (const s of schedules) await json(target.baseUrl, 'POST', `/api/v1/workflows/${s.workflowId}/schedules/${s.id}/pause`, {});
 
   const lags: number[] = [];
+  const firstQuarter: number[] = [];
+  const lastQuarter: number[] = [];
+  const quarter = (to - from) / 4;
   for (const workflowId of workflowIds) {
     for (let page = 1; ; page++) {
       const { runs, pagination } = await json(target.baseUrl, 'GET', `/api/v1/runs?workflowId=${workflowId}&perPage=100&page=${page}&includeNodeRuns=false`);
       for (const run of runs as Array<{ scheduledAt: string | null; startedAt: string }>) {
         const scheduledAt = run.scheduledAt === null ? NaN : Date.parse(run.scheduledAt);
-        if (scheduledAt >= from && scheduledAt < to) lags.push(Date.parse(run.startedAt) - scheduledAt);
+        if (!(scheduledAt >= from && scheduledAt < to)) continue;
+        const lag = Date.parse(run.startedAt) - scheduledAt;
+        lags.push(lag);
+        if (scheduledAt < from + quarter) firstQuarter.push(lag);
+        if (scheduledAt >= to - quarter) lastQuarter.push(lag);
       }
       if (page >= pagination.totalPages) break;
     }
@@ -142,6 +150,7 @@ async function loop(target: Target, figures: Figures): Promise<void> {
   const expected = SCHEDULES * WINDOW_S;
   figures.set(`loop: ticks fired/s (expected ${SCHEDULES})`, `${(lags.length / WINDOW_S).toFixed(1)} (${lags.length} of ${expected})`);
   figures.set('loop: lag scheduledAt → startedAt, ms p50 / p99 / max', lags.length === 0 ? '—' : `${percentileOf(lags, 50)} / ${percentileOf(lags, 99)} / ${Math.max(...lags)}`);
+  figures.set('loop: lag p50 ms, first → last quarter of the window (growing: falling behind)', lags.length === 0 ? '—' : `${percentileOf(firstQuarter, 50)} → ${percentileOf(lastQuarter, 50)}`);
   figures.set('GET workflow, ms p50 / p99, idle', `${percentileOf(idle, 50).toFixed(2)} / ${percentileOf(idle, 99).toFixed(2)}`);
   figures.set('GET workflow, ms p50 / p99, while the loop fires (reads)', `${percentileOf(during, 50).toFixed(2)} / ${percentileOf(during, 99).toFixed(2)} (${during.length})`);
 }
