@@ -20,6 +20,7 @@
  *
  * `npm run bench:schedules [-- --ticks 1000 --backfills 3 --schedules 200 --window-seconds 20 --interval-ms 1000]`
  */
+import { availableParallelism } from 'node:os';
 import { echoStep } from './support.ts';
 import { percentileOf } from './suite/stats.ts';
 import { TARGETS, flag, json, sleep, timedJson, type Target } from './targets.ts';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   }
   console.log(
     `\nSchedules: backfill of ${TICKS} ticks × ${BACKFILLS}; ${SCHEDULES} schedules every 1 s for ${WINDOW_S} s, loop every ${INTERVAL_MS} ms ` +
-      `(Node ${process.versions.node}, ${(await import('node:os')).availableParallelism()} cores)\n`,
+      `(Node ${process.versions.node}, ${availableParallelism()} cores)\n`,
   );
   console.log(`| figure | ${columns.map((c) => c.name).join(' | ')} |`);
   console.log(`| --- | ${columns.map(() => '---:').join(' | ')} |`);
