@@ -42,7 +42,7 @@ type Figures = Map<string, string>;
 async function main(): Promise<void> {
   const columns: Array<{ name: string; figures: Figures }> = [];
   for (const open of TARGETS) {
-    const target = await open({ SWITCHYARD_SCHEDULE_INTERVAL_MS: String(INTERVAL_MS) });
+    const target = await open({ SWITCHYARD_SCHEDULE_INTERVAL_MS: String(INTERVAL_MS), SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS: '1' });
     try {
       const figures: Figures = new Map();
       await backfill(target, figures);
