@@ -103,6 +103,14 @@ describe('ScheduleLoop', () => {
     expect(schedule.recentRuns).toEqual([{ scheduledAt: at(3600), status: 'skipped', reason: 'the workflow is disabled' }]);
   });
 
+  it('one pass takes the next batch of due schedules at once when a batch was full (no wait of a period per 100 schedules)', async () => {
+    for (let i = 0; i < 5; i++) await createSchedule({ intervalSeconds: 60 });
+    const loop = new ScheduleLoop({ schedules: repos.schedules, fire: recorder('a', calls), logger, clock, batchSize: 2 });
+    await clock.advance(60_000);
+    expect(await loop.pass()).toBe(5);
+    expect(calls.map((call) => call.scheduledAt)).toEqual(Array(5).fill(at(60).getTime()));
+  });
+
   it('a buffered tick keeps its run taken and records nothing; startBuffered runs first in every pass', async () => {
     const { id } = await createSchedule({ intervalSeconds: 1 }, { remainingRuns: 3 });
     const order: string[] = [];

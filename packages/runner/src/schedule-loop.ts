@@ -50,7 +50,7 @@ export interface ScheduleLoopOptions {
   clock?: Clock;
   /** Pass period, milliseconds (default 1,000). */
   intervalMs?: number;
-  /** Most schedules one pass takes (default 100; the rest wait for the next pass). */
+  /** Schedules one listing of a pass takes (default 100); a full listing is followed by the next, up to 10 per pass. */
   batchSize?: number;
   /**
    * How long a claimed tick may stay in flight (claimed, its run not yet recorded) before another
@@ -73,6 +73,12 @@ export function nextTickAfter(scheduleId: string, spec: ScheduleSpec, after: Dat
   const [fireAt] = nextTicks(spec, after, 1);
   return fireAt ? { fireAt, dueAt: new Date(fireAt.getTime() + jitterMs(spec, scheduleId, fireAt)) } : null;
 }
+
+/** Most batches of due schedules one pass takes (a full batch: the next one at once). */
+const MAX_BATCHES_PER_PASS = 10;
+
+/** Schedules whose ticks one pass fires at once (each schedule's own ticks stay in order). */
+const FIRE_CONCURRENCY = 4;
 
 export class ScheduleLoop {
   private cancelTimer: (() => void) | null = null;
@@ -107,13 +113,33 @@ export class ScheduleLoop {
     } catch (error) {
       this.options.logger.error({ err: error }, 'stale schedule ticks not fired again');
     }
-    for (const schedule of await this.options.schedules.listDue(now, this.options.batchSize ?? 100)) {
-      try {
-        fired += await this.runDueTicks(schedule, now);
-      } catch (error) {
-        this.options.logger.error({ err: error, scheduleId: schedule.id }, 'schedule tick failed');
-      }
+    const batchSize = this.options.batchSize ?? 100;
+    // A full batch means more schedules are due: take the next one in this pass (bounded), not a period later.
+    for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
+      const due = await this.options.schedules.listDue(now, batchSize);
+      fired += await this.fireSchedules(due, now);
+      if (due.length < batchSize) break;
     }
+    return fired;
+  }
+
+  /** Handles the due ticks of `due`, up to {@link FIRE_CONCURRENCY} schedules at once (each schedule's ticks in order). */
+  private async fireSchedules(due: readonly ScheduleRecord[], now: Date): Promise<number> {
+    let fired = 0;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < due.length) {
+        const schedule = due[next++]!;
+        try {
+          // Not `fired += await …`: that reads `fired` before the await, losing the other workers' counts.
+          const count = await this.runDueTicks(schedule, now);
+          fired += count;
+        } catch (error) {
+          this.options.logger.error({ err: error, scheduleId: schedule.id }, 'schedule tick failed');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FIRE_CONCURRENCY, due.length) }, worker));
     return fired;
   }
 
