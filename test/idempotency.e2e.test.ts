@@ -99,6 +99,12 @@ describe('Idempotency-Key', () => {
     const tooLong = await trigger(created.id, 'x'.repeat(256), {});
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.detail.error).toBe('invalid_request');
+    // The service's own keys (a schedule's tick, an event) are out of a client's reach.
+    for (const key of ['schedule:0123456789abcdef01234567:2026-01-01T00:00:00.000Z', 'Event:x:0']) {
+      const reserved = await trigger(created.id, key, {});
+      expect(reserved.status, key).toBe(400);
+      expect(reserved.body.detail.message).toMatch(/may not start with/);
+    }
   });
 
   it('retry, replay and node rerun start their child run once per key; the same key for another start is a 409', async () => {

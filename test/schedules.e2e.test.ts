@@ -226,6 +226,15 @@ describe('control', () => {
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.detail.message).toMatch(/more than 1000 ticks/);
     expect(await runsOf(workflowId, schedule.id)).toHaveLength(5);
+
+    // The past only: a tick to come is the loop's to fire.
+    const future = await svc.api.post(schedules(workflowId, `/${schedule.id}/backfill`), { startAt: iso(clock.now().getTime() - 3_600_000), endAt: iso(clock.now().getTime() + 3_600_000) });
+    expect(future.status).toBe(400);
+    expect(future.body.detail.problems).toEqual(['/endAt: must not be after now']);
+    // The same range again finds each tick's run: nothing starts twice, nothing is cancelled.
+    const again = await svc.api.post(schedules(workflowId, `/${schedule.id}/backfill`), { startAt: '2025-12-01T00:00:00Z', endAt: '2025-12-01T05:00:00Z', overlapPolicy: 'cancel_other' });
+    expect(again.body.outcomes.map((o: any) => o.runId)).toEqual(response.body.outcomes.map((o: any) => o.runId));
+    expect(await runsOf(workflowId, schedule.id)).toHaveLength(5);
   });
 
   it('remainingRuns counts down and at 0 the schedule stops firing', async () => {
@@ -235,6 +244,12 @@ describe('control', () => {
     for (let i = 0; i < 4; i++) await tick(60_000);
     expect(await runsOf(workflowId, schedule.id)).toHaveLength(2);
     expect(await getSchedule(workflowId, schedule.id)).toMatchObject({ remainingRuns: 0, nextRunTimes: [] });
+    // More runs later: the ticks go on from now, with no false "missed" record for the pause in between.
+    await clock.advance(600_000);
+    expect((await svc.api.put(schedules(workflowId, `/${schedule.id}`), { remainingRuns: 1 })).status).toBe(200);
+    await tick(60_000);
+    expect(await runsOf(workflowId, schedule.id)).toHaveLength(3);
+    expect((await getSchedule(workflowId, schedule.id)).recentRuns.every((entry: any) => entry.status !== 'skipped')).toBe(true);
   });
 
   it("a disabled workflow's ticks are recorded as skipped and keep their remaining runs", async () => {
@@ -292,6 +307,14 @@ describe('control', () => {
     const schedule = await createSchedule(workflowId, { intervalSeconds: 60 });
     expect((await svc.api.delete(wf(`/${workflowId}`))).status).toBe(204);
     expect(await svc.repos.schedules.get(schedule.id)).toBeNull();
+
+    // One created while the delete ran (the delete did not see it) goes at its first tick.
+    const orphan = await svc.repos.schedules.create(
+      { workflowDefinitionId: workflowId, name: 'orphan', spec: { cron: null, intervalSeconds: 60, offsetSeconds: 0, timezone: 'UTC', startAt: null, endAt: null, jitterSeconds: 0 }, input: {}, overlapPolicy: 'skip', catchupWindowSeconds: 60, paused: false, note: null, remainingRuns: null, next: { fireAt: clock.now(), dueAt: clock.now() } },
+      clock.now(),
+    );
+    await tick(1_000);
+    expect(await svc.repos.schedules.get(orphan.id)).toBeNull();
   });
 });
 

@@ -37,13 +37,21 @@ export const MAX_WAITERS_PER_KEY = 64;
 /** Requests waiting per `<workflowId> <key>` in this process. */
 const waiters = new KeyedCounts();
 
-/** The header value as a key, or a 400 when it is empty, too long or not printable ASCII. */
+/**
+ * Prefixes of the keys the service itself uses for the runs it starts (a schedule's tick, an
+ * event): a client's key may not start with them, so it cannot take a tick's or an event's key.
+ */
+export const RESERVED_KEY_PREFIXES = ['schedule:', 'event:'] as const;
+
+/** The header value as a key, or a 400 when it is empty, too long, not printable ASCII, or starts with a {@link RESERVED_KEY_PREFIXES reserved prefix}. */
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
     throw new InvalidRequestError(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`);
   }
+  const reserved = RESERVED_KEY_PREFIXES.find((prefix) => key.toLowerCase().startsWith(prefix));
+  if (reserved) throw new InvalidRequestError(`Idempotency-Key may not start with '${reserved}' (the service's own keys for the runs schedules and events start)`);
   return key;
 }
 

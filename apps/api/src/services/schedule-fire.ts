@@ -65,8 +65,13 @@ export async function fireScheduleTick(services: AppServices, schedule: Schedule
   const existing = await services.repos.runs.findByScheduleTick(schedule.id, scheduledAt);
   if (existing) return { started: true, runId: existing.id, runStatus: existing.status, startedAt: existing.startedAt };
   const workflow = await services.repos.definitions.get(schedule.workflowDefinitionId);
+  if (!workflow) {
+    // Created while its workflow was being deleted (the delete removed the schedules it saw): it goes too.
+    await services.repos.schedules.delete(schedule.id);
+    return { started: false, reason: 'the workflow no longer exists' };
+  }
   const refusal = workflowRefusal(workflow);
-  if (refusal !== null || !workflow) return { started: false, reason: refusal ?? 'the workflow no longer exists' };
+  if (refusal !== null) return { started: false, reason: refusal };
   const input = scheduleInputOrReason(workflow, schedule);
   if (typeof input === 'string') return { started: false, reason: input };
   const policy = options.overlapPolicy ?? schedule.overlapPolicy;

@@ -218,7 +218,9 @@ export async function updateSchedule(services: AppServices, workflowId: string, 
   const specChanged = JSON.stringify(spec) !== JSON.stringify(current.spec);
   const resumed = body.paused === false && current.paused;
   if (specChanged) changes.spec = spec;
-  if (specChanged || resumed || (current.nextFireAt === null && body.remainingRuns !== undefined)) changes.next = nextTickAfter(current.id, spec, services.clock.now());
+  // New remaining runs for a schedule that had none left (its next tick stood still): from now on.
+  const refilled = body.remainingRuns !== undefined && (current.nextFireAt === null || current.remainingRuns === 0);
+  if (specChanged || resumed || refilled) changes.next = nextTickAfter(current.id, spec, services.clock.now());
   const updated = await services.repos.schedules.update(current.id, changes, services.clock.now());
   if (updated) return updated;
   await requireSchedule(services, workflowId, scheduleId);
@@ -290,6 +292,8 @@ export async function backfillSchedule(
   const to = new Date(range.endAt);
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) throw new InvalidRequestError('startAt and endAt must be date-times', ['/startAt: must be a date-time']);
   if (from >= to) throw new InvalidRequestError('endAt must be after startAt', ['/endAt: must be after startAt']);
+  // The past only: a future tick is the loop's to fire (a backfill would take it first).
+  if (to > services.clock.now()) throw new InvalidRequestError('endAt must not be in the future: backfill fills ticks that have passed', ['/endAt: must not be after now']);
   let ticks: Date[];
   try {
     ticks = ticksBetween(schedule.spec, from, to);
