@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator } from '@switchyard/api';
 import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
 import { USER_SCOPES, call, jwtAuthConfig, signToken } from './support/jwt-callers.ts';
+import { hashBody } from '../apps/api/src/services/idempotency.ts';
 
 const EVENTS = '/api/v1/events';
 
@@ -98,11 +99,56 @@ describe('event triggers (no authentication)', () => {
     expect(events.map((event: any) => event.id).sort()).toEqual(['delivery-1', 'delivery-2']);
   });
 
+  it('refuses a repeated id with another name or data (409 conflict) and stores nothing for it; key order does not matter', async () => {
+    const name = eventName();
+    const workflow = await triggered([{ event: name }, { event: `${name}.other` }]);
+    const first = await post({ name, id: 'delivery-x', data: { a: 1, b: 2 } });
+    expect(first.status).toBe(202);
+    for (const body of [{ name, id: 'delivery-x', data: { a: 1, b: 3 } }, { name: `${name}.other`, id: 'delivery-x', data: { a: 1, b: 2 } }, { name, id: 'delivery-x' }]) {
+      const other = await post(body);
+      expect(other.status, JSON.stringify(body)).toBe(409);
+      expect(other.body.detail).toMatchObject({ error: 'conflict', message: "Event id 'delivery-x' was already used with a different name or data" });
+    }
+    const same = await post({ name, id: 'delivery-x', data: { b: 2, a: 1 } });
+    expect(same.status).toBe(202);
+    expect(same.body).toEqual(first.body);
+    expect(await runsOf(workflow.id)).toHaveLength(1);
+    expect((await listed(`${name}.other`)).pagination.total).toBe(0);
+  });
+
+  it('refuses data nested deeper than 32 levels with 400 naming the bound, and stores nothing; 32 levels are accepted', async () => {
+    const name = eventName();
+    await triggered([{ event: name }]);
+    const nested = (levels: number): Record<string, unknown> => {
+      let value: Record<string, unknown> = {};
+      for (let level = 1; level < levels; level++) value = { a: value };
+      return value;
+    };
+    for (const levels of [33, 120]) {
+      const deep = await post({ name, id: `deep-${levels}`, data: nested(levels) });
+      expect(deep.status, String(levels)).toBe(400);
+      expect(deep.body.detail).toMatchObject({ error: 'invalid_request', message: 'data nests deeper than 32 levels' });
+    }
+    expect((await listed(name)).pagination.total).toBe(0);
+    const ok = await post({ name, data: nested(32) });
+    expect(ok.status).toBe(202);
+    expect(ok.body.runIds).toHaveLength(1);
+  });
+
   it('a repeat takes over an event whose starter stalled, and starts its runs once', async () => {
     const name = eventName();
     const workflow = await triggered([{ event: name }]);
     // A starter that stored the event a minute ago and died before starting anything.
-    const stalled = await svc.repos.inboundEvents.receive({ name, data: { n: 1 }, sourceId: 'stalled-1', now: new Date(Date.now() - 60_000), retentionMs: 86_400_000, dedupeMs: 86_400_000 });
+    const stalled = await svc.repos.inboundEvents.receive({
+      name,
+      data: { n: 1 },
+      sourceId: 'stalled-1',
+      senderId: 'user:anonymous',
+      bodyHash: hashBody({ name, data: { n: 1 } }),
+      now: new Date(Date.now() - 60_000),
+      retentionMs: 86_400_000,
+      dedupeMs: 86_400_000,
+    });
     expect(stalled.won).toBe(true);
     const answers = await Promise.all(Array.from({ length: 5 }, () => post({ name, id: 'stalled-1', data: { n: 1 } })));
     expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
@@ -261,5 +307,57 @@ describe('event triggers with authentication: scope and visibility', () => {
     expect((await seen(admin)).events[0].runs).toHaveLength(2);
     expect((await call(svc.baseUrl, 'GET', `${EVENTS}/${sent.body.eventId}`, carl)).status).toBe(404);
     expect((await call(svc.baseUrl, 'GET', `${EVENTS}/${sent.body.eventId}`, bob)).body.runs).toHaveLength(1);
+  });
+
+  it("an event id is the sender's own: another sender's same id is its own event, and cannot read, replay or take over the first", async () => {
+    const [billing, shop, owner] = await Promise.all([
+      signToken('billing', { scopes: ['events-write'] }),
+      signToken('shop', { scopes: ['events-write'] }),
+      signToken('owner'),
+    ]);
+    const [paid, created] = [eventName('order.paid'), eventName('user.created')];
+    const workflowOn = async (event: string) => {
+      const made = await call(svc.baseUrl, 'POST', wf(), owner, { name: uniqueName('events'), canvas: CANVAS, nodes: [echoStep('A')], triggers: [{ event }] });
+      expect((await call(svc.baseUrl, 'POST', wf(`/${made.body.id}/toggle`), owner, { enabled: true })).status).toBe(200);
+      return made.body.id as string;
+    };
+    const [paidWorkflow, createdWorkflow] = [await workflowOn(paid), await workflowOn(created)];
+
+    const first = await call(svc.baseUrl, 'POST', EVENTS, billing, { name: paid, id: '1', data: { order: 7 } });
+    expect(first.status).toBe(202);
+    const second = await call(svc.baseUrl, 'POST', EVENTS, shop, { name: created, id: '1', data: { user: 'u' } });
+    expect(second.status).toBe(202);
+    expect(second.body.eventId).not.toBe(first.body.eventId);
+    expect(second.body.runIds).toHaveLength(1);
+    expect(second.body.runIds).not.toEqual(first.body.runIds);
+    const createdRuns = (await call(svc.baseUrl, 'GET', wf(`/${createdWorkflow}/runs`), owner)).body.runs;
+    expect(createdRuns.map((run: any) => run.id)).toEqual(second.body.runIds);
+    // The same body under another sender is another event too; each sender's repeat gets its own answer.
+    const copy = await call(svc.baseUrl, 'POST', EVENTS, shop, { name: paid, id: '2', data: { order: 7 } });
+    expect((await call(svc.baseUrl, 'POST', EVENTS, billing, { name: paid, id: '1', data: { order: 7 } })).body).toEqual(first.body);
+    expect((await call(svc.baseUrl, 'POST', EVENTS, shop, { name: created, id: '1', data: { user: 'u' } })).body).toEqual(second.body);
+    expect((await call(svc.baseUrl, 'GET', wf(`/${paidWorkflow}/runs`), owner)).body.runs).toHaveLength(2);
+    expect(copy.body.eventId).not.toBe(first.body.eventId);
+
+    // A stalled event of billing: shop's post of its id makes shop's own event and leaves billing's to billing.
+    const stalled = await svc.repos.inboundEvents.receive({
+      name: paid,
+      data: { order: 8 },
+      sourceId: 'stalled-9',
+      senderId: 'user:billing',
+      bodyHash: hashBody({ name: paid, data: { order: 8 } }),
+      now: new Date(Date.now() - 60_000),
+      retentionMs: 86_400_000,
+      dedupeMs: 86_400_000,
+    });
+    if (!stalled.won) throw new Error('stalled event not stored');
+    const byShop = await call(svc.baseUrl, 'POST', EVENTS, shop, { name: paid, id: 'stalled-9', data: { order: 8 } });
+    expect(byShop.status).toBe(202);
+    expect(byShop.body.eventId).not.toBe(stalled.event.id);
+    expect((await svc.repos.inboundEvents.get(stalled.event.id))?.state).toBe('starting');
+    const byBilling = await call(svc.baseUrl, 'POST', EVENTS, billing, { name: paid, id: 'stalled-9', data: { order: 8 } });
+    expect(byBilling.body).toMatchObject({ eventId: stalled.event.id, runIds: [expect.any(String)] });
+    const started = (await call(svc.baseUrl, 'GET', wf(`/${paidWorkflow}/runs/${byBilling.body.runIds[0]}`), owner)).body;
+    expect(started.triggeredBy).toMatchObject({ userId: 'billing' });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Holders counted per key, with a cap: connections per client address (plugins/edge-limits.ts),
- * event streams per caller (routes/events.ts), requests waiting on one `Idempotency-Key`
- * (services/idempotency.ts). In memory, per instance; a key with no holder is forgotten, so the
+ * event streams per caller (routes/events.ts), requests waiting on one claim: an `Idempotency-Key`
+ * or an event `id` (services/claim-wait.ts). In memory, per instance; a key with no holder is forgotten, so the
  * map does not grow with every key ever seen.
  */
 export class KeyedCounts {

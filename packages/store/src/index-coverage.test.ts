@@ -348,16 +348,16 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
   },
   inboundEvents: {
     receive: async ({ repos }) => {
-      const event = { name: 'order.created', data: { total: 1 }, sourceId: 'dup', now: NOW, retentionMs: 1000, dedupeMs: 1000 };
+      const event = { name: 'order.created', data: { total: 1 }, sourceId: 'dup', senderId: 'user:a', bodyHash: 'h', now: NOW, retentionMs: 1000, dedupeMs: 1000 };
       expect((await repos.inboundEvents.receive(event)).won).toBe(true);
       expect((await repos.inboundEvents.receive(event)).won).toBe(false);
       expect((await repos.inboundEvents.receive({ ...event, now: LATER })).won).toBe(true); // past its window: the key moves on
     },
     get: ({ repos }) => repos.inboundEvents.get(newId()),
-    takeOver: ({ repos }) => repos.inboundEvents.takeOver(newId(), NOW, LATER),
+    takeOver: ({ repos }) => repos.inboundEvents.takeOver(newId(), 'user:a', NOW, LATER),
     abandon: ({ repos }) => repos.inboundEvents.abandon(newId()),
     complete: async ({ repos, workflowId, runId }) => {
-      const receipt = await repos.inboundEvents.receive({ name: 'order.paid', data: {}, sourceId: null, now: NOW, retentionMs: 1000, dedupeMs: 1000 });
+      const receipt = await repos.inboundEvents.receive({ name: 'order.paid', data: {}, sourceId: null, senderId: 'user:a', bodyHash: 'h', now: NOW, retentionMs: 1000, dedupeMs: 1000 });
       if (receipt.won) await repos.inboundEvents.complete(receipt.event.id, [{ workflowId, runId }], [{ workflowId, trigger: 0, error: 'e' }]);
     },
     list: async ({ repos, workflowId }) => [

@@ -11,6 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   ErrorBody,
   EventIdParams,
+  MAX_USER_JSON_DEPTH,
   EventListQuery,
   EventListResponse,
   EventPostBody,
@@ -22,7 +23,7 @@ import {
 } from '@switchyard/domain';
 import type { AppServices } from '../services/index.ts';
 import { MAX_EVENT_BODY_BYTES, MAX_EVENT_CANDIDATES, MAX_EVENT_RUNS, eventView, receiveEvent } from '../services/event-service.ts';
-import { triggeringIdentity } from '../auth/identity.ts';
+import { creatorPrincipal, triggeringIdentity } from '../auth/identity.ts';
 import { visibleWorkflowIds } from '../access/visibility.ts';
 
 const tags = ['events'];
@@ -43,8 +44,10 @@ const inboundEventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
           'A failing filter or input, or an input that does not match, is recorded on the event (GET /events), not an error. At most ' +
           `${MAX_EVENT_RUNS} runs per event (further matches are recorded) among the first ${MAX_EVENT_CANDIDATES} workflows with a trigger on the name. ` +
           'Events are a system-wide inbox: the `events-write` scope is needed, not a role on each workflow; runs record the caller as their trigger. ' +
-          'With an `id`, a repeat within 24 h gets the first answer and starts nothing (also when sent concurrently). ' +
-          `Body at most ${MAX_EVENT_BODY_BYTES / 1024} KiB (413 beyond).`,
+          'With an `id`, a repeat by the same caller within 24 h with the same name and data gets the first answer and starts nothing ' +
+          '(also when sent concurrently); with another name or data it is a 409 `conflict`; ids are per caller (another caller\'s same `id` is its own event). ' +
+          `Body at most ${MAX_EVENT_BODY_BYTES / 1024} KiB (413 beyond); \`data\` nests at most ${MAX_USER_JSON_DEPTH} levels (400 beyond). ` +
+          'Every event is kept SWITCHYARD_EVENT_RETENTION_DAYS, also when it started nothing; posts count against the `triggers` rate limit.',
         body: EventPostBody,
         response: { 202: EventPostResponse, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody },
       },
@@ -53,7 +56,8 @@ const inboundEventRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> =
     },
     async (request, reply) => {
       const { name, data, id } = request.body;
-      const answer = await receiveEvent(services, { name, data: data as Record<string, unknown> | undefined, id }, triggeringIdentity(request.identity));
+      const post = { name, data: data as Record<string, unknown> | undefined, id };
+      const answer = await receiveEvent(services, post, triggeringIdentity(request.identity), creatorPrincipal(request.identity));
       return reply.status(202).send(answer);
     },
   );

@@ -13,26 +13,31 @@
  *   (`checkedRunInput`). A non-map, a failing expression or a mismatch is a problem, not a run.
  * - Fan-out: one event starts at most {@link MAX_EVENT_RUNS} runs; further matches are problems.
  * - Exactly once: each run starts through `onceForKey` with key `event:<eventId>:<trigger index>`,
- *   so an event whose starting is retried (its starter died) never starts a run twice; a client's
- *   repeated `id` within 24 h gets the stored answer (`InboundEvents.receive`, a unique key).
- *   Concurrent posts of one `id`: one stores the event and starts the runs, the others wait for
- *   its answer (and take over after {@link STARTER_GRACE_MS} if it stalled).
+ *   so an event whose starting is retried (its starter died) never starts a run twice. A sender's
+ *   repeated `id` within 24 h with the same name and data gets the stored answer
+ *   (`InboundEvents.receive`, a unique key per sender and id); with other name or data it is a
+ *   409. Another sender's same `id` is its own event. Concurrent posts of one `id` by one sender:
+ *   one stores the event and starts the runs, the others wait for its answer and take over if it
+ *   stalled (services/claim-wait.ts); only the event's sender takes it over.
  */
 import {
   ConflictError,
+  InvalidRequestError,
+  MAX_USER_JSON_DEPTH,
   SwitchyardError,
   boundedText,
   isPlainObject,
   jsonByteLength,
+  jsonDepth,
   type EventView,
   type SnapshotBudget,
   type WorkflowRecord,
 } from '@switchyard/domain';
 import { CelEngine, CelEvaluationError, sharedSlice } from '@switchyard/runner';
 import type { EventProblem, EventRun, InboundEventRecord } from '@switchyard/store';
-import { KeyedCounts } from '../keyed-counts.ts';
 import type { AppServices } from './app-services.ts';
-import { onceForKey } from './idempotency.ts';
+import { MAX_WAITERS_PER_CLAIM, awaitClaim } from './claim-wait.ts';
+import { hashBody, onceForKey } from './idempotency.ts';
 import { createRun, liveSnapshot, type TriggeringIdentity } from './run-service.ts';
 import { checkedRunInput } from './workflow-service.ts';
 
@@ -54,18 +59,6 @@ export const MAX_EVENT_CANDIDATES = 1_000;
 /** Longest problem text kept on an event, characters. */
 const MAX_PROBLEM_CHARS = 1_000;
 
-/** How long a starter may take before a repeat of its event takes over, ms. */
-const STARTER_GRACE_MS = 10_000;
-
-/** First pause between looks at the starter's progress, ms (doubles up to {@link MAX_WAIT_STEP_MS}). */
-const WAIT_STEP_MS = 20;
-const MAX_WAIT_STEP_MS = 500;
-
-/** Most requests of this instance waiting on one event `id` at once; one more is a 409. */
-const MAX_WAITERS_PER_EVENT = 64;
-
-const waiters = new KeyedCounts();
-
 /** The engine used when the services bring none (apps built on partial services). */
 let defaultCel: CelEngine | undefined;
 
@@ -84,46 +77,50 @@ export interface EventAnswer {
 }
 
 /**
- * Stores `post` and starts the runs it triggers, as `identity`; see the module comment. Throws
- * ConflictError (409) when {@link MAX_WAITERS_PER_EVENT} requests already wait on the same `id`,
- * and store errors (503); never for a trigger's problems, which are recorded on the event.
+ * Stores `post` and starts the runs it triggers, as `identity`, for the caller `sender` (its
+ * principal, `creatorPrincipal`: an `id` is deduplicated among one sender's events); see the
+ * module comment. Throws InvalidRequestError (400) for `data` nesting deeper than
+ * MAX_USER_JSON_DEPTH (nothing stored); ConflictError (409) when the sender's `id` was used with
+ * another name or data, or when {@link MAX_WAITERS_PER_CLAIM} requests already wait on the same
+ * `id`; and store errors (503); never for a trigger's problems, which are recorded on the event.
  */
-export async function receiveEvent(services: AppServices, post: EventPost, identity: TriggeringIdentity): Promise<EventAnswer> {
+export async function receiveEvent(services: AppServices, post: EventPost, identity: TriggeringIdentity, sender: string): Promise<EventAnswer> {
+  const data = post.data ?? {};
+  if (jsonDepth(data) > MAX_USER_JSON_DEPTH) throw new InvalidRequestError(`data nests deeper than ${MAX_USER_JSON_DEPTH} levels`, [`/data: nests deeper than ${MAX_USER_JSON_DEPTH} levels`]);
   const events = services.repos.inboundEvents;
-  const receipt = await events.receive({
-    name: post.name,
-    data: post.data ?? {},
-    sourceId: post.id ?? null,
-    now: services.clock.now(),
-    retentionMs: services.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
-    dedupeMs: EVENT_DEDUPE_MS,
+  const bodyHash = hashBody({ name: post.name, data });
+  let event: InboundEventRecord | undefined;
+  const outcome = await awaitClaim<EventAnswer>(services.clock, {
+    key: `event ${JSON.stringify([sender, post.id ?? null])}`,
+    look: async () => {
+      if (event === undefined) {
+        const receipt = await events.receive({
+          name: post.name,
+          data,
+          sourceId: post.id ?? null,
+          senderId: sender,
+          bodyHash,
+          now: services.clock.now(),
+          retentionMs: services.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+          dedupeMs: EVENT_DEDUPE_MS,
+        });
+        if (receipt.won) {
+          event = receipt.event;
+          return { mine: true };
+        }
+        event = receipt.existing;
+        if (event.bodyHash !== bodyHash) throw new ConflictError(`Event id '${post.id}' was already used with a different name or data`);
+      } else {
+        const current = await events.get(event.id);
+        if (current === null) throw new ConflictError(`Event '${post.id}' was removed while it was starting its runs; send it again`);
+        event = current;
+      }
+      return event.state === 'done' ? { result: answerOf(event) } : { claimedAt: event.claimedAt };
+    },
+    takeOver: (claimedAt, now) => events.takeOver(event!.id, sender, claimedAt, now),
+    busy: (waiting) => new ConflictError(`Event '${post.id}' is still starting its runs and ${waiting} more requests wait for it; retry in a moment`),
   });
-  if (receipt.won) return startEventRuns(services, receipt.event, identity);
-  return awaitAnswer(services, receipt.existing, identity);
-}
-
-/** The answer of `event`, stored by another request: waits while it is starting; takes it over when its starter stalled. */
-async function awaitAnswer(services: AppServices, event: InboundEventRecord, identity: TriggeringIdentity): Promise<EventAnswer> {
-  const key = `${event.id}`;
-  let waiting = false;
-  try {
-    for (let step = WAIT_STEP_MS, current: InboundEventRecord | null = event; ; step = Math.min(step * 2, MAX_WAIT_STEP_MS)) {
-      if (current === null) throw new ConflictError(`Event '${event.sourceId}' was removed while it was starting its runs; send it again`);
-      if (current.state === 'done') return answerOf(current);
-      const now = services.clock.now();
-      if (now.getTime() - current.claimedAt.getTime() > STARTER_GRACE_MS && (await services.repos.inboundEvents.takeOver(current.id, current.claimedAt, now))) {
-        return startEventRuns(services, current, identity);
-      }
-      if (!waiting) {
-        if (!waiters.tryTake(key, MAX_WAITERS_PER_EVENT)) throw new ConflictError(`Event '${event.sourceId}' is still starting its runs and ${waiters.count(key)} more requests wait for it; retry in a moment`);
-        waiting = true;
-      }
-      await services.clock.sleep(step);
-      current = await services.repos.inboundEvents.get(event.id);
-    }
-  } finally {
-    if (waiting) waiters.release(key);
-  }
+  return 'result' in outcome ? outcome.result : startEventRuns(services, event!, identity);
 }
 
 function answerOf(event: Pick<InboundEventRecord, 'id' | 'runs'>): EventAnswer {

@@ -5,37 +5,19 @@
  * another body is a 409 `conflict`. Concurrent first requests are arbitrated by the key
  * document's unique id (see the `idempotency_keys` repository), not by a read-then-write; a
  * request that lost waits for the winner's run to appear, and takes the key over if the winner
- * died before creating it.
+ * died before creating it (services/claim-wait.ts: at most 64 waiters per key and instance).
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, InvalidRequestError, type RunRecord } from '@switchyard/domain';
-import { newId } from '@switchyard/store';
-import { KeyedCounts } from '../keyed-counts.ts';
+import { newId, type IdempotencyRecord } from '@switchyard/store';
 import type { AppServices } from './app-services.ts';
+import { awaitClaim } from './claim-wait.ts';
 
 /** How long a key is remembered unless configured (`SWITCHYARD_IDEMPOTENCY_TTL_HOURS`): 24 h, in ms. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 
 /** Longest accepted key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
-/** How long a winner may take to create its run before a waiting request takes the key over, ms. */
-const CREATION_GRACE_MS = 10_000;
-
-/** First pause between looks for the winner's run, ms; each next one doubles, up to {@link MAX_WAIT_STEP_MS}. */
-const WAIT_STEP_MS = 20;
-
-/** Longest pause between two looks, ms: a wait of the whole grace costs about 25 looks, not 500. */
-const MAX_WAIT_STEP_MS = 500;
-
-/**
- * Most requests of this instance waiting on one key at once (issue #16 item 9: the wait is bounded
- * in CPU); one more is a 409 at once. Each waiter also counts against the trigger rate limit.
- */
-export const MAX_WAITERS_PER_KEY = 64;
-
-/** Requests waiting per `<workflowId> <key>` in this process. */
-const waiters = new KeyedCounts();
 
 /**
  * Prefixes of the keys the service itself uses for the runs it starts (a schedule's tick, an
@@ -88,31 +70,22 @@ export async function onceForKey(
   const ttlMs = services.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   const bodyHash = hashBody(body);
   const runId = newId();
-  let claim = await keys.claim(workflowId, key, { runId, bodyHash, now: services.clock.now(), ttlMs });
-  const waiterKey = `${workflowId} ${key}`;
-  let waiting = false;
-  try {
-    for (let step = WAIT_STEP_MS; !claim.won; step = Math.min(step * 2, MAX_WAIT_STEP_MS)) {
-      const { existing } = claim;
-      if (existing.bodyHash !== bodyHash) {
-        throw new ConflictError(`Idempotency-Key '${key}' was already used with a different request body for this workflow`);
-      }
-      const run = await services.repos.runs.getInWorkflow(workflowId, existing.runId);
-      if (run) return { run, replayed: true };
-      if (!waiting) {
-        if (!waiters.tryTake(waiterKey, MAX_WAITERS_PER_KEY)) {
-          throw new ConflictError(`A request with Idempotency-Key '${key}' is still starting its run and ${waiters.count(waiterKey)} more wait for it; retry in a moment`);
-        }
-        waiting = true;
-      }
-      const now = services.clock.now();
-      const stalled = now.getTime() - existing.createdAt.getTime() > CREATION_GRACE_MS;
-      if (!stalled) await services.clock.sleep(step);
-      claim = await keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(stalled ? { takeOverRunId: existing.runId } : {}) });
-    }
-  } finally {
-    if (waiting) waiters.release(waiterKey);
-  }
+  const claimOf = (now: Date, takeOverRunId?: string) => keys.claim(workflowId, key, { runId, bodyHash, now, ttlMs, ...(takeOverRunId === undefined ? {} : { takeOverRunId }) });
+  let holder: IdempotencyRecord | undefined;
+  const outcome = await awaitClaim<RunRecord>(services.clock, {
+    key: `idempotency ${workflowId} ${key}`,
+    look: async () => {
+      const claim = await claimOf(services.clock.now());
+      if (claim.won) return { mine: true };
+      holder = claim.existing;
+      if (holder.bodyHash !== bodyHash) throw new ConflictError(`Idempotency-Key '${key}' was already used with a different request body for this workflow`);
+      const run = await services.repos.runs.getInWorkflow(workflowId, holder.runId);
+      return run ? { result: run } : { claimedAt: holder.createdAt };
+    },
+    takeOver: async (_claimedAt, now) => (await claimOf(now, holder!.runId)).won,
+    busy: (waiting) => new ConflictError(`A request with Idempotency-Key '${key}' is still starting its run and ${waiting} more wait for it; retry in a moment`),
+  });
+  if ('result' in outcome) return { run: outcome.result, replayed: true };
   try {
     return { run: await create(runId), replayed: false };
   } catch (error) {

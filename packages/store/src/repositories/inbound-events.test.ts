@@ -1,7 +1,8 @@
 /**
  * The `events` repository (issue #21 item 2): a client id dedupes for its window only (the old
- * event is kept, listed, with its id), concurrent first posts of one id store one event, a stalled
- * starter is taken over by exactly one taker, and retention purges by `expires_at`.
+ * event is kept, listed, with its id) and among one sender's events only, concurrent first posts
+ * of one id store one event, a stalled starter is taken over by exactly one taker of the same
+ * sender, and retention purges by `expires_at`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentStore } from '../document-collection.ts';
@@ -27,6 +28,8 @@ const event = (overrides: Partial<NewInboundEvent> = {}): NewInboundEvent => ({
   name: 'order.created',
   data: { 'a.b': 1, $c: { d: 2 } },
   sourceId: 'delivery-1',
+  senderId: 'user:billing',
+  bodyHash: 'hash-1',
   now: at(0),
   retentionMs: 7 * 24 * HOUR,
   dedupeMs: 24 * HOUR,
@@ -51,6 +54,19 @@ describe('InboundEvents', () => {
     for (let i = 0; i < 3; i++) expect((await events.receive(event({ sourceId: null }))).won).toBe(true);
   });
 
+  it("dedupes an id among one sender's events only; the existing event carries its sender and body hash", async () => {
+    const billing = await events.receive(event());
+    const shop = await events.receive(event({ senderId: 'user:shop', bodyHash: 'hash-2', name: 'user.created' }));
+    expect(billing.won && shop.won).toBe(true);
+    if (!billing.won || !shop.won) return;
+    expect(shop.event.id).not.toBe(billing.event.id);
+    expect(await events.receive(event({ senderId: 'user:shop', bodyHash: 'hash-3' }))).toMatchObject({ won: false, existing: { id: shop.event.id, senderId: 'user:shop', bodyHash: 'hash-2', name: 'user.created' } });
+    expect(await events.receive(event())).toMatchObject({ won: false, existing: { id: billing.event.id, senderId: 'user:billing', bodyHash: 'hash-1' } });
+    // A sender and id do not run together into another pair's key (user 'billing' with id 'x:1', user 'billing:x' with id '1').
+    expect((await events.receive(event({ sourceId: 'x:1' }))).won).toBe(true);
+    expect((await events.receive(event({ senderId: 'user:billing:x', sourceId: '1' }))).won).toBe(true);
+  });
+
   it('of concurrent first posts of one id, exactly one stores the event', async () => {
     const receipts = await Promise.all(Array.from({ length: 50 }, () => events.receive(event())));
     expect(receipts.filter((receipt) => receipt.won)).toHaveLength(1);
@@ -61,11 +77,13 @@ describe('InboundEvents', () => {
     const receipt = await events.receive(event());
     if (!receipt.won) throw new Error('lost');
     const { id, claimedAt } = receipt.event;
-    const takers = await Promise.all(Array.from({ length: 10 }, () => events.takeOver(id, claimedAt, at(HOUR))));
+    // Only its sender takes it over.
+    expect(await events.takeOver(id, 'user:shop', claimedAt, at(HOUR))).toBe(false);
+    const takers = await Promise.all(Array.from({ length: 10 }, () => events.takeOver(id, 'user:billing', claimedAt, at(HOUR))));
     expect(takers.filter(Boolean)).toHaveLength(1);
     const [shown, other, runId] = [newId(), newId(), newId()];
     await events.complete(id, [{ workflowId: shown, runId }], [{ workflowId: other, trigger: 2, error: 'filterCel: ...' }]);
-    expect(await events.takeOver(id, at(HOUR), at(2 * HOUR))).toBe(false);
+    expect(await events.takeOver(id, 'user:billing', at(HOUR), at(2 * HOUR))).toBe(false);
     expect(await events.get(id)).toMatchObject({ state: 'done', runs: [{ workflowId: shown, runId }], problems: [{ workflowId: other, trigger: 2, error: 'filterCel: ...' }] });
     expect((await events.list({ workflowIds: [shown] }, 1, 10)).total).toBe(1);
     expect((await events.list({ workflowIds: [other] }, 1, 10)).total).toBe(1);

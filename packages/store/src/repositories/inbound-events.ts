@@ -2,16 +2,18 @@
  * `events` repository (issue #21 item 2, docs/guide/event-triggers.md): the events clients post to
  * `POST /api/v1/events`, with the runs each started and the problems met on the way. Fields
  * (snake_case): `_id` (the event id, a new ObjectId), `name`, `data` (user data, keys escaped),
- * `source_id` (the client's `id`, or null), `dedupe_key`, `dedupe_until`, `received_at`,
+ * `source_id` (the client's `id`, or null), `sender_id` (who posted it: the caller's principal),
+ * `body_hash` (of its name and data), `dedupe_key`, `dedupe_until`, `received_at`,
  * `expires_at` (retention: MongoDB's TTL index deletes the event then, the retention sweep does
  * on the embedded store), `state` (`starting` while its runs are being started, then `done`),
  * `claimed_at` (when the current starter took it), `runs` (`[{ workflow_id, run_id }]`),
  * `problems` (`[{ workflow_id, trigger, error }]`), `workflow_ids` (the workflows named in either,
  * for visibility filters).
  *
- * Deduplication by the client's id: `dedupe_key` is unique (index `dedupe_unique`) and holds
- * `id:<client id>` while the dedupe window lasts (`dedupe_until`), so of concurrent first posts
- * exactly one insert wins, on either backend. A later post of the same id finds the holder; once
+ * Deduplication by the client's id, per sender: `dedupe_key` is unique (index `dedupe_unique`) and
+ * holds `id:["<sender>","<client id>"]` (JSON, so no sender and id can run together) while the
+ * dedupe window lasts (`dedupe_until`), so of one sender's concurrent first posts exactly one
+ * insert wins, on either backend, and another sender's same id is another event. A later post of the same id finds the holder; once
  * the window passed, it moves the holder's key aside (`expired:<event id>`, a compare-and-set)
  * and inserts anew. An event without a client id holds `event:<event id>`, unique by itself.
  */
@@ -41,6 +43,10 @@ export interface InboundEventRecord {
   data: Record<string, unknown>;
   /** The client's `id`, when it gave one. */
   sourceId: string | null;
+  /** Who posted it (the caller's principal, e.g. `user:billing`); its `id` is deduplicated among its own events only. */
+  senderId: string;
+  /** Hash of what was posted (name and data, services/idempotency.ts `hashBody`): a repeat of the `id` with another is refused. */
+  bodyHash: string;
   receivedAt: Date;
   expiresAt: Date;
   /** `starting` while its runs are being started; `done` once {@link InboundEvents.complete} recorded them. */
@@ -56,14 +62,16 @@ export interface NewInboundEvent {
   name: string;
   data: Record<string, unknown>;
   sourceId: string | null;
+  senderId: string;
+  bodyHash: string;
   now: Date;
   /** How long the event is kept, ms. */
   retentionMs: number;
-  /** How long a repeat of `sourceId` is answered from this event, ms. */
+  /** How long a repeat of `sourceId` by `senderId` is answered from this event, ms. */
   dedupeMs: number;
 }
 
-/** Outcome of {@link InboundEvents.receive}: a new event, or the one the client's id already names. */
+/** Outcome of {@link InboundEvents.receive}: a new event, or the one the sender's id already names. */
 export type EventReceipt = { readonly won: true; readonly event: InboundEventRecord } | { readonly won: false; readonly existing: InboundEventRecord };
 
 /** Filters of {@link InboundEvents.list}; absent fields do not filter. */
@@ -83,19 +91,22 @@ export class InboundEvents {
   }
 
   /**
-   * Stores a new event in state `starting`, unless `sourceId` names an event still within its
-   * dedupe window: then returns that one (`won: false`). A holder past its window gives its key
+   * Stores a new event in state `starting`, unless `sourceId` names an event of the same
+   * `senderId` still within its dedupe window: then returns that one (`won: false`, whatever its
+   * body: the caller compares `bodyHash`). A holder past its window gives its key
    * up (compare-and-set) and the insert is tried again.
    */
   async receive(event: NewInboundEvent): Promise<EventReceipt> {
     for (let attempt = 1; ; attempt += 1) {
       const id = newId();
-      const dedupeKey = event.sourceId === null ? `event:${id}` : `id:${event.sourceId}`;
+      const dedupeKey = event.sourceId === null ? `event:${id}` : `id:${JSON.stringify([event.senderId, event.sourceId])}`;
       const record: InboundEventRecord = {
         id,
         name: event.name,
         data: event.data,
         sourceId: event.sourceId,
+        senderId: event.senderId,
+        bodyHash: event.bodyHash,
         receivedAt: event.now,
         expiresAt: new Date(event.now.getTime() + event.retentionMs),
         state: 'starting',
@@ -109,6 +120,8 @@ export class InboundEvents {
           name: record.name,
           data: toStoredUserData(record.data),
           source_id: record.sourceId,
+          sender_id: record.senderId,
+          body_hash: record.bodyHash,
           dedupe_key: dedupeKey,
           dedupe_until: new Date(event.now.getTime() + event.dedupeMs),
           received_at: record.receivedAt,
@@ -139,11 +152,12 @@ export class InboundEvents {
 
   /**
    * Makes the caller the starter of event `id`, still `starting`, whose starter took it at
-   * `claimedAt` (and stalled): a compare-and-set, so one of several takers wins. False when it lost,
-   * the event is done or gone.
+   * `claimedAt` (and stalled), when the caller is its sender `senderId` (nobody starts another
+   * sender's event): a compare-and-set, so one of several takers wins. False when it lost, the
+   * event is done, gone or another sender's.
    */
-  async takeOver(id: string, claimedAt: Date, now: Date): Promise<boolean> {
-    const doc = await this.collection.findOneAndUpdate({ _id: oid(id), state: 'starting', claimed_at: claimedAt }, { $set: { claimed_at: now } });
+  async takeOver(id: string, senderId: string, claimedAt: Date, now: Date): Promise<boolean> {
+    const doc = await this.collection.findOneAndUpdate({ _id: oid(id), sender_id: senderId, state: 'starting', claimed_at: claimedAt }, { $set: { claimed_at: now } });
     return doc !== null;
   }
 
@@ -193,6 +207,8 @@ function toRecord(doc: Document): InboundEventRecord {
     name: doc.name as string,
     data: fromStoredUserData(doc.data) as Record<string, unknown>,
     sourceId: (doc.source_id as string | null) ?? null,
+    senderId: (doc.sender_id as string | undefined) ?? '',
+    bodyHash: (doc.body_hash as string | undefined) ?? '',
     receivedAt: doc.received_at as Date,
     expiresAt: doc.expires_at as Date,
     state: doc.state === 'done' ? 'done' : 'starting',

@@ -11,7 +11,8 @@ export const sendEvent = defineTool({
     'Posts an event (e.g. `order.created` with its data) to Switchyard: every enabled workflow with a matching trigger (its event name, ' +
     'and its filterCel over `event.data`) starts one run, with the trigger\'s inputCel map or the data as input. Returns `eventId` and ' +
     '`runIds` (empty when nothing matched; why a trigger did not fire is recorded on the event, GET /api/v1/events). Give `id` to make ' +
-    'a retry safe: a repeat of the same id within 24 h returns the first answer and starts nothing. Needs the events-write scope.',
+    'a retry safe: a repeat of your id with the same name and data within 24 h returns the first answer and starts nothing (other name or ' +
+    'data: a conflict error). Needs the events-write scope.',
   kind: 'launch',
   input: z.object({
     name: z
@@ -25,7 +26,7 @@ export const sendEvent = defineTool({
       .max(255)
       .regex(/^[\x20-\x7e]+$/)
       .optional()
-      .describe('Your id of the event (printable ASCII): a repeat within 24 h is answered from the first and starts no run'),
+      .describe('Your id of the event (printable ASCII): a repeat with the same name and data within 24 h is answered from the first and starts no run'),
   }),
   output: z.object({
     eventId: z.string().describe('The stored event'),
