@@ -341,7 +341,7 @@ const EXERCISES: { [R in keyof Repositories]: Record<string, Exercise> } = {
       expect(await repos.schedules.bufferTick(scheduleId, NOW, 1)).toBe(true);
       expect(await repos.schedules.bufferTick(scheduleId, LATER, 1)).toBe(false);
     },
-    listBuffered: ({ repos }) => repos.schedules.listBuffered(LATER, 10),
+    listBuffered: ({ repos }) => repos.schedules.listBuffered(LATER, 10, 10),
     popBuffered: ({ repos, scheduleId }) => repos.schedules.popBuffered(scheduleId, NOW),
     delete: ({ repos }) => repos.schedules.delete(newId()),
     deleteByWorkflow: ({ repos }) => repos.schedules.deleteByWorkflow(newId()),

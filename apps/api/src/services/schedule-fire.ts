@@ -22,8 +22,11 @@ import type { AppServices } from './app-services.ts';
 /** Most unfinished runs of a schedule one tick looks at (cancel_other cancels at most these; the rest on later ticks). */
 const MAX_OVERLAP_RUNS = 100;
 
-/** Most schedules with buffered ticks one loop pass looks at. */
+/** Schedules with buffered ticks one listing looks at. */
 const BUFFERED_BATCH = 100;
+
+/** Listings of schedules with buffered ticks one loop pass makes (at most 1,000 schedules). */
+const MAX_BUFFERED_PAGES = 10;
 
 /** The `triggerSource` of every run a schedule starts. */
 export const SCHEDULE_TRIGGER_SOURCE = 'schedule';
@@ -33,11 +36,11 @@ export const SCHEDULE_TRIGGER_SOURCE = 'schedule';
  * `via: system`, no scopes (executors mint downstream tokens without any).
  */
 export function scheduleIdentity(schedule: Pick<ScheduleRecord, 'id' | 'name'>): TriggeringIdentity {
-  return { userId: `schedule:${schedule.id}`, username: `schedule:${schedule.name}`, scopes: [], via: 'system' };
+  return { ...scheduleActor(schedule), scopes: [] };
 }
 
-/** The schedule as an actor (the `cancelledBy` of a run it cancels). */
-function scheduleActor(schedule: Pick<ScheduleRecord, 'id' | 'name'>): Actor {
+/** The schedule as an actor (the `cancelledBy` of a run it cancels; its runs' `triggeredBy`). */
+function scheduleActor(schedule: Pick<ScheduleRecord, 'id' | 'name'>): Actor & { via: 'system' } {
   return { userId: `schedule:${schedule.id}`, username: `schedule:${schedule.name}`, via: 'system' };
 }
 
@@ -163,32 +166,43 @@ async function startScheduledRun(
  * skipped. Resolves to how many runs started.
  */
 export async function startBufferedTicks(services: AppServices, now: Date): Promise<number> {
-  const { schedules, runs, definitions } = services.repos;
   let started = 0;
-  for (const schedule of await schedules.listBuffered(now, BUFFERED_BATCH)) {
-    const head = schedule.bufferedTicks[0];
-    if (!head) continue;
-    try {
-      if ((await runs.listUnfinishedBySchedule(schedule.id, 1)).length > 0) continue;
-      const workflow = await definitions.get(schedule.workflowDefinitionId);
-      const refusal = workflowRefusal(workflow);
-      const input = workflow && refusal === null ? scheduleInputOrReason(workflow, schedule) : (refusal ?? '');
-      if (typeof input === 'string') {
-        if (await schedules.popBuffered(schedule.id, head)) {
-          await schedules.refundRun(schedule.id);
-          await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: input });
-        }
-        continue;
-      }
-      const run = await startScheduledRun(services, workflow!, schedule, head, input);
-      if (await schedules.popBuffered(schedule.id, head)) {
-        await schedules.recordRecent(schedule.id, { scheduledAt: head, startedAt: run.startedAt, runId: run.id, status: run.status });
-        services.logger?.info({ scheduleId: schedule.id, scheduledAt: head, runId: run.id }, 'buffered scheduled run started');
-        started += 1;
-      }
-    } catch (error) {
-      services.logger?.error({ err: error, scheduleId: schedule.id, scheduledAt: head }, 'buffered schedule tick not started');
+  // Page by page (bounded): schedules whose run still goes must not hide the others.
+  for (let page = 0; page < MAX_BUFFERED_PAGES; page++) {
+    const batch = await services.repos.schedules.listBuffered(now, BUFFERED_BATCH, page * BUFFERED_BATCH);
+    for (const schedule of batch) {
+      const count = await startBufferedTick(services, schedule);
+      started += count;
     }
+    if (batch.length < BUFFERED_BATCH) break;
   }
   return started;
+}
+
+/** Starts the head of `schedule`'s buffer if its runs have all ended (see {@link startBufferedTicks}); 1 when a run started. */
+async function startBufferedTick(services: AppServices, schedule: ScheduleRecord): Promise<number> {
+  const { schedules, runs, definitions } = services.repos;
+  const head = schedule.bufferedTicks[0];
+  if (!head) return 0;
+  try {
+    if ((await runs.listUnfinishedBySchedule(schedule.id, 1)).length > 0) return 0;
+    const workflow = await definitions.get(schedule.workflowDefinitionId);
+    const refusal = workflowRefusal(workflow);
+    const input = workflow && refusal === null ? scheduleInputOrReason(workflow, schedule) : (refusal ?? '');
+    if (typeof input === 'string') {
+      if (await schedules.popBuffered(schedule.id, head)) {
+        await schedules.refundRun(schedule.id);
+        await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: input });
+      }
+      return 0;
+    }
+    const run = await startScheduledRun(services, workflow!, schedule, head, input);
+    if (!(await schedules.popBuffered(schedule.id, head))) return 0;
+    await schedules.recordRecent(schedule.id, { scheduledAt: head, startedAt: run.startedAt, runId: run.id, status: run.status });
+    services.logger?.info({ scheduleId: schedule.id, scheduledAt: head, runId: run.id }, 'buffered scheduled run started');
+    return 1;
+  } catch (error) {
+    services.logger?.error({ err: error, scheduleId: schedule.id, scheduledAt: head }, 'buffered schedule tick not started');
+    return 0;
+  }
 }

@@ -44,6 +44,14 @@ describe('Schedules repository (embedded store)', () => {
     expect(await repos.schedules.bufferTick(id, T2, 2)).toBe(false);
     expect(await repos.schedules.get(id)).toMatchObject({ bufferedTicks: [T0, T1], createdBy: 'alice', updatedBy: 'alice' });
     expect((await repos.schedules.listBuffered(T2, 10)).map((s) => s.id)).toEqual([id]);
+    expect(await repos.schedules.bufferTick(id, T1, 3)).toBe(false); // the same tick never twice
+    const other = await repos.schedules.create(schedule(workflowId, { name: 'other' }), T0);
+    await repos.schedules.bufferTick(other.id, T0, 1);
+    // Pages: the second page holds the schedule the first did not.
+    const [first] = await repos.schedules.listBuffered(T2, 1, 0);
+    const [second] = await repos.schedules.listBuffered(T2, 1, 1);
+    expect([first!.id, second!.id].sort()).toEqual([id, other.id].sort());
+    await repos.schedules.delete(other.id);
     expect(await Promise.all([repos.schedules.popBuffered(id, T0), repos.schedules.popBuffered(id, T0)])).toEqual([true, false]);
     expect((await repos.schedules.get(id))!.bufferedTicks).toEqual([T1]);
     await repos.schedules.update(id, { paused: true }, T1);

@@ -259,9 +259,13 @@ export class Schedules {
     return (await this.collection.updateOne(filter, { $push: push })).matchedCount === 1;
   }
 
-  /** Up to `limit` unpaused schedules with buffered ticks (any ≤ `now`, i.e. any at all), for the loop to start when their runs end. */
-  async listBuffered(now: Date, limit: number): Promise<ScheduleRecord[]> {
-    const docs = await this.collection.find({ paused: false, buffered_ticks: { $lte: now } }, { limit });
+  /**
+   * Up to `limit` unpaused schedules with buffered ticks (any ≤ `now`, i.e. any at all), after the
+   * first `skip` of them, for the loop to start when their runs end (pages, so that schedules still
+   * blocked do not hide the others).
+   */
+  async listBuffered(now: Date, limit: number, skip = 0): Promise<ScheduleRecord[]> {
+    const docs = await this.collection.find({ paused: false, buffered_ticks: { $lte: now } }, { skip, limit });
     return docs.map(toRecord);
   }
 
