@@ -302,6 +302,24 @@ describe('control', () => {
     expect((await getSchedule(workflowId, schedule.id)).recentRuns).toEqual([{ scheduledAt: iso(first), startedAt: expect.any(String), runId: run.id, status: expect.any(String) }]);
   });
 
+  it("the workflow's audit trail records who created, changed, paused, resumed and deleted a schedule", async () => {
+    const workflowId = await workflow();
+    const schedule = await createSchedule(workflowId, { name: 'audited', intervalSeconds: 3600 });
+    const path = schedules(workflowId, `/${schedule.id}`);
+    expect((await svc.api.put(path, { intervalSeconds: 7200, note: 'slower' })).status).toBe(200);
+    expect((await svc.api.post(`${path}/pause`, { note: 'holiday' })).status).toBe(200);
+    expect((await svc.api.post(`${path}/resume`, {})).status).toBe(200);
+    expect((await svc.api.delete(path)).status).toBe(204);
+    const entries = (await svc.api.get(wf(`/${workflowId}/audit`))).body.entries as any[];
+    expect(entries.map((entry) => [entry.type, entry.payload]).reverse().slice(2)).toEqual([
+      ['schedule.created', { scheduleId: schedule.id, name: 'audited' }],
+      ['schedule.updated', { scheduleId: schedule.id, name: 'audited', fields: ['intervalSeconds', 'note'] }],
+      ['schedule.paused', { scheduleId: schedule.id, name: 'audited', note: 'holiday' }],
+      ['schedule.resumed', { scheduleId: schedule.id, name: 'audited', note: null }],
+      ['schedule.deleted', { scheduleId: schedule.id, name: 'audited' }],
+    ]);
+  });
+
   it('deleting the workflow deletes its schedules', async () => {
     const workflowId = await workflow();
     const schedule = await createSchedule(workflowId, { intervalSeconds: 60 });

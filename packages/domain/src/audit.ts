@@ -12,13 +12,27 @@
  * | `workflow.toggled` | `POST …/toggle` changed `enabled` (a toggle to the current value records nothing) | `enabled` |
  * | `workflow.deleted` | `DELETE /workflows/{id}` removed the definition | `name` |
  * | `access.changed` | the workflow's access list was replaced | `before`, `after` (WorkflowAccess) |
+ * | `schedule.created` / `schedule.deleted` | a schedule of the workflow was created / deleted (issue #21) | `scheduleId`, `name` |
+ * | `schedule.updated` | a `PUT` of a schedule | `scheduleId`, `name`, `fields` (the fields the PUT gave) |
+ * | `schedule.paused` / `schedule.resumed` | `…/pause`, `…/resume` | `scheduleId`, `name`, `note` (the note given, if any) |
  */
 import Type, { type Static } from 'typebox';
 import { ActorSchema, WorkflowAccess, type Actor } from './access.ts';
 import { Pagination, PageQuery, Timestamp, objectIdString } from './schemas/common.ts';
 
 /** Every audit entry type (see the module comment). */
-export const AUDIT_EVENT_TYPES = ['workflow.created', 'workflow.updated', 'workflow.toggled', 'workflow.deleted', 'access.changed'] as const;
+export const AUDIT_EVENT_TYPES = [
+  'workflow.created',
+  'workflow.updated',
+  'workflow.toggled',
+  'workflow.deleted',
+  'access.changed',
+  'schedule.created',
+  'schedule.updated',
+  'schedule.deleted',
+  'schedule.paused',
+  'schedule.resumed',
+] as const;
 
 /** An audit entry type. */
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
@@ -34,6 +48,11 @@ export interface AuditPayloads {
   'workflow.toggled': { enabled: boolean };
   'workflow.deleted': { name: string };
   'access.changed': { before: WorkflowAccess; after: WorkflowAccess };
+  'schedule.created': { scheduleId: string; name: string };
+  'schedule.updated': { scheduleId: string; name: string; fields: string[] };
+  'schedule.deleted': { scheduleId: string; name: string };
+  'schedule.paused': { scheduleId: string; name: string; note: string | null };
+  'schedule.resumed': { scheduleId: string; name: string; note: string | null };
 }
 
 /** One audit entry of type `T` as the store holds it (`workflow_audit` document). */

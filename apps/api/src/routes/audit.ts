@@ -20,7 +20,9 @@ const tags = ['workflows'];
 
 const CATALOGUE =
   'Entry types: `workflow.created` {name, version}, `workflow.updated` {fromVersion, toVersion, fields}, `workflow.toggled` {enabled}, ' +
-  '`workflow.deleted` {name}, `access.changed` {before, after}; each with its `actor` {userId, username, via} and `createdAt`. ' +
+  '`workflow.deleted` {name}, `access.changed` {before, after}, `schedule.created` / `schedule.deleted` {scheduleId, name}, ' +
+  '`schedule.updated` {scheduleId, name, fields}, `schedule.paused` / `schedule.resumed` {scheduleId, name, note}; ' +
+  'each with its `actor` {userId, username, via} and `createdAt`. ' +
   `Newest first; \`perPage\` 1..${MAX_AUDIT_PER_PAGE} (default 20).`;
 
 const auditRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {

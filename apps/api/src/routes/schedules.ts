@@ -46,7 +46,6 @@ const SCHEDULE_PATH = '/workflows/:workflow_id/schedules/:schedule_id';
 
 const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = async (app, { services }) => {
   /** The user id a change is recorded under (the caller's stable id). */
-  const byOf = (request: { identity: Parameters<typeof callerActor>[0] }) => callerActor(request.identity).userId;
 
   app.get(
     '/schedules',
@@ -103,7 +102,7 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       config: { rateLimitGroup: 'definitions', scope: 'workflows-control', workflowRole: 'editor' },
     },
     async (request, reply) => {
-      const created = await createSchedule(services, request.params.workflow_id, request.body, byOf(request));
+      const created = await createSchedule(services, request.params.workflow_id, request.body, callerActor(request.identity));
       return reply.status(201).send(scheduleView(created));
     },
   );
@@ -136,7 +135,7 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       },
       config: { rateLimitGroup: 'definitions', scope: 'workflows-control', workflowRole: 'editor' },
     },
-    async (request) => scheduleView(await updateSchedule(services, request.params.workflow_id, request.params.schedule_id, request.body, byOf(request))),
+    async (request) => scheduleView(await updateSchedule(services, request.params.workflow_id, request.params.schedule_id, request.body, callerActor(request.identity))),
   );
 
   app.delete(
@@ -152,7 +151,7 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
       config: { workflowRole: 'editor' },
     },
     async (request, reply) => {
-      await deleteSchedule(services, request.params.workflow_id, request.params.schedule_id);
+      await deleteSchedule(services, request.params.workflow_id, request.params.schedule_id, callerActor(request.identity));
       return reply.status(204).send(null);
     },
   );
@@ -197,7 +196,7 @@ const scheduleRoutes: FastifyPluginAsyncTypebox<{ services: AppServices }> = asy
         },
       },
       async (request) =>
-        scheduleView(await setSchedulePaused(services, request.params.workflow_id, request.params.schedule_id, action === 'pause', request.body.note, byOf(request))),
+        scheduleView(await setSchedulePaused(services, request.params.workflow_id, request.params.schedule_id, action === 'pause', request.body.note, callerActor(request.identity))),
     );
   }
 

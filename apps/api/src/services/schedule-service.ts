@@ -21,6 +21,7 @@ import {
   type ScheduleTickOutcome,
   type ScheduleUpdateBody,
   type ScheduleView,
+  type Actor,
   type WorkflowRecord,
 } from '@switchyard/domain';
 import {
@@ -42,6 +43,7 @@ import { nextTickAfter, type FireOutcome } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import { fireScheduleTick } from './schedule-fire.ts';
 import { checkedRunInput, requireWorkflow } from './workflow-service.ts';
+import { recordAudit } from './audit-trail.ts';
 import type { AppServices } from './app-services.ts';
 
 /** The schedule `scheduleId` of workflow `workflowId`, or 404 naming what is missing. */
@@ -151,7 +153,8 @@ function refuseProblems(problems: string[]): void {
  * 400 on invalid settings or input, 404 without the workflow, 409 on a taken name or when the
  * workflow has {@link MAX_SCHEDULES_PER_WORKFLOW} schedules.
  */
-export async function createSchedule(services: AppServices, workflowId: string, body: ScheduleCreateBody, by: string | null): Promise<ScheduleRecord> {
+export async function createSchedule(services: AppServices, workflowId: string, body: ScheduleCreateBody, actor: Actor): Promise<ScheduleRecord> {
+  const by = actor.userId;
   const workflow = await requireWorkflow(services, workflowId);
   const settings = specInputOf(body);
   refuseProblems(scheduleProblems(settings, minIntervalOf(services)));
@@ -161,7 +164,7 @@ export async function createSchedule(services: AppServices, workflowId: string, 
   const spec = toScheduleSpec(settings);
   const now = services.clock.now();
   const id = newId();
-  return services.repos.schedules.create(
+  const created = await services.repos.schedules.create(
     {
       id,
       workflowDefinitionId: workflowId,
@@ -178,6 +181,8 @@ export async function createSchedule(services: AppServices, workflowId: string, 
     },
     now,
   );
+  await recordAudit(services, workflowId, 'schedule.created', actor, { scheduleId: created.id, name: created.name });
+  return created;
 }
 
 /** The spec after `body` changes `current` (giving `cron` or `intervalSeconds` replaces the kind). */
@@ -199,7 +204,8 @@ function mergedSpec(current: ScheduleSpec, body: ScheduleUpdateBody): ScheduleSp
  * Applies a PUT by user `by`: the fields given change. A changed spec, a resume or new remaining
  * runs compute the next tick from now. 400 / 404 / 409 as {@link createSchedule}.
  */
-export async function updateSchedule(services: AppServices, workflowId: string, scheduleId: string, body: ScheduleUpdateBody, by: string | null): Promise<ScheduleRecord> {
+export async function updateSchedule(services: AppServices, workflowId: string, scheduleId: string, body: ScheduleUpdateBody, actor: Actor): Promise<ScheduleRecord> {
+  const by = actor.userId;
   const current = await requireSchedule(services, workflowId, scheduleId);
   const workflow = await requireWorkflow(services, workflowId);
   const specInput = mergedSpec(current.spec, body);
@@ -222,15 +228,19 @@ export async function updateSchedule(services: AppServices, workflowId: string, 
   const refilled = body.remainingRuns !== undefined && (current.nextFireAt === null || current.remainingRuns === 0);
   if (specChanged || resumed || refilled) changes.next = nextTickAfter(current.id, spec, services.clock.now());
   const updated = await services.repos.schedules.update(current.id, changes, services.clock.now());
-  if (updated) return updated;
+  if (updated) {
+    await recordAudit(services, workflowId, 'schedule.updated', actor, { scheduleId: updated.id, name: updated.name, fields: Object.keys(body).sort() });
+    return updated;
+  }
   await requireSchedule(services, workflowId, scheduleId);
   throw new ConflictError(`A schedule may be changed by at most ${MAX_SCHEDULE_CHANGERS} people (four-eyes counts them all as triggers of its runs): create a new schedule`, { limit: MAX_SCHEDULE_CHANGERS });
 }
 
 /** Deletes the schedule (buffered ticks go with it; runs it started stay). 404 when missing. */
-export async function deleteSchedule(services: AppServices, workflowId: string, scheduleId: string): Promise<void> {
-  await requireSchedule(services, workflowId, scheduleId);
+export async function deleteSchedule(services: AppServices, workflowId: string, scheduleId: string, actor: Actor): Promise<void> {
+  const { name } = await requireSchedule(services, workflowId, scheduleId);
   if (!(await services.repos.schedules.delete(scheduleId))) throw new NotFoundError('schedule');
+  await recordAudit(services, workflowId, 'schedule.deleted', actor, { scheduleId, name });
 }
 
 /**
@@ -238,7 +248,8 @@ export async function deleteSchedule(services: AppServices, workflowId: string, 
  * tick from now, so the ticks of the pause are neither fired nor recorded. Pausing a paused
  * schedule changes only its note.
  */
-export async function setSchedulePaused(services: AppServices, workflowId: string, scheduleId: string, paused: boolean, note: string | null | undefined, by: string | null): Promise<ScheduleRecord> {
+export async function setSchedulePaused(services: AppServices, workflowId: string, scheduleId: string, paused: boolean, note: string | null | undefined, actor: Actor): Promise<ScheduleRecord> {
+  const by = actor.userId;
   const current = await requireSchedule(services, workflowId, scheduleId);
   const changes: ScheduleChanges = { paused, updatedBy: by };
   if (note !== undefined) changes.note = note;
@@ -246,6 +257,7 @@ export async function setSchedulePaused(services: AppServices, workflowId: strin
   if (!paused && current.paused) changes.next = nextTickAfter(current.id, current.spec, now);
   const updated = await services.repos.schedules.update(current.id, changes, now);
   if (!updated) throw new NotFoundError('schedule');
+  await recordAudit(services, workflowId, paused ? 'schedule.paused' : 'schedule.resumed', actor, { scheduleId: updated.id, name: updated.name, note: note ?? null });
   return updated;
 }
 
