@@ -113,9 +113,9 @@ describe('schedule documents', () => {
 
 describe('overlap policies, with the first run held at a gate', () => {
   /** A gated workflow, a 60 s schedule with `overlapPolicy`, and its first tick fired (run held at the gate). */
-  async function held(overlapPolicy: string) {
+  async function held(overlapPolicy: string, extra: Record<string, unknown> = {}) {
     const workflowId = await workflow('gated');
-    const schedule = await createSchedule(workflowId, { intervalSeconds: 60, overlapPolicy });
+    const schedule = await createSchedule(workflowId, { intervalSeconds: 60, overlapPolicy, ...extra });
     const first = new Date(schedule.nextRunTimes[0]).getTime();
     await tick(first - clock.now().getTime());
     const [run] = await runsOf(workflowId, schedule.id);
@@ -161,6 +161,22 @@ describe('overlap policies, with the first run held at a gate', () => {
     await svc.scheduleLoop.pass();
     runs = await runsOf(workflowId, schedule.id);
     expect(runs.map((run) => run.scheduledAt)).toEqual([iso(first), iso(first + 60_000), iso(first + 120_000)]);
+  });
+
+  it('buffered ticks skipped later give back only the runs the loop took (not those of trigger or backfill)', async () => {
+    const { workflowId, schedule, first, firstRunId } = await held('buffer_all', { remainingRuns: 10 });
+    await tick(60_000); // the loop's tick: buffered, its run taken
+    const path = schedules(workflowId, `/${schedule.id}`);
+    await clock.advance(1_000);
+    const triggered = await svc.api.post(`${path}/trigger`);
+    expect(triggered.body.outcome, JSON.stringify(triggered.body)).toBe('buffered');
+    expect((await svc.api.post(`${path}/backfill`, { startAt: iso(first - 120_000), endAt: iso(first - 1) })).body).toMatchObject({ ticks: 2 });
+    expect(await getSchedule(workflowId, schedule.id)).toMatchObject({ remainingRuns: 8 });
+    expect((await getSchedule(workflowId, schedule.id)).bufferedTicks).toHaveLength(4);
+    expect((await svc.api.post(wf(`/${workflowId}/toggle`), { enabled: false })).status).toBe(200);
+    await release(workflowId, firstRunId);
+    for (let i = 0; i < 4; i++) await svc.scheduleLoop.pass(); // one buffered tick leaves per pass, skipped: the workflow is disabled
+    expect(await getSchedule(workflowId, schedule.id)).toMatchObject({ bufferedTicks: [], remainingRuns: 9 });
   });
 
   it('cancel_other: the running scheduled run is cancelled with a reason naming the schedule, and the new one starts', async () => {

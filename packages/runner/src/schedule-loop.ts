@@ -38,10 +38,11 @@ export type FireOutcome =
 /**
  * Starts the run of one tick. `schedule` is the schedule as claimed (its `nextFireAt` already the
  * following tick; `overlapPolicy`, `input`, `workflowDefinitionId` as stored); `scheduledAt` the
- * tick's nominal instant. Must be idempotent per `(schedule.id, scheduledAt)`. A throw is logged,
- * recorded as a skipped tick and gives the run back.
+ * tick's nominal instant; `tick.tookRun`, whether its claim took one of `remainingRuns` (a buffered
+ * tick keeps it, and gives it back if it is skipped later). Must be idempotent per `(schedule.id,
+ * scheduledAt)`. A throw is logged, recorded as a skipped tick and gives the run back.
  */
-export type FireTick = (schedule: ScheduleRecord, scheduledAt: Date) => Promise<FireOutcome>;
+export type FireTick = (schedule: ScheduleRecord, scheduledAt: Date, tick: { tookRun: boolean }) => Promise<FireOutcome>;
 
 export interface ScheduleLoopOptions {
   schedules: Schedules;
@@ -198,7 +199,7 @@ export class ScheduleLoop {
     const { schedules, logger } = this.options;
     let outcome: FireOutcome;
     try {
-      outcome = await this.options.fire(schedule, scheduledAt);
+      outcome = await this.options.fire(schedule, scheduledAt, { tookRun });
     } catch (error) {
       logger.error({ err: error, scheduleId: schedule.id, scheduledAt }, 'scheduled run not started');
       outcome = { started: false, reason: `the run could not be started: ${(error as Error)?.message ?? String(error)}` };

@@ -186,7 +186,7 @@ export async function openServices(config: ServiceConfig, logger: Logger, option
     const scheduleServices: AppServices = { repos, engine, checks, executors, clock, logger, publicText, idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000 };
     const scheduleLoop = new ScheduleLoop({
       schedules: repos.schedules,
-      fire: (schedule, scheduledAt) => fireScheduleTick(scheduleServices, schedule, scheduledAt),
+      fire: (schedule, scheduledAt, tick) => fireScheduleTick(scheduleServices, schedule, scheduledAt, { tookRun: tick.tookRun }),
       startBuffered: (now) => startBufferedTicks(scheduleServices, now),
       logger,
       clock,

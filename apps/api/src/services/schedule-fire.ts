@@ -50,6 +50,8 @@ export interface FireOptions {
   overlapPolicy?: OverlapPolicy;
   /** Who triggers (a caller's `/trigger`); default {@link scheduleIdentity}. */
   identity?: TriggeringIdentity;
+  /** The loop's claim of this tick took one of `remainingRuns` (a buffered tick keeps it; given back if skipped later). Default false: `/trigger`, `/backfill`. */
+  tookRun?: boolean;
 }
 
 /** Why a workflow cannot start a scheduled run now; null when it can. */
@@ -89,10 +91,15 @@ export async function fireScheduleTick(services: AppServices, schedule: Schedule
       case 'buffer_all':
         if (running.length > 0 || waiting) {
           const max = policy === 'buffer_one' ? 1 : MAX_BUFFERED_TICKS;
-          if (await services.repos.schedules.bufferTick(schedule.id, scheduledAt, max)) return { started: false, buffered: true };
+          if (await services.repos.schedules.bufferTick(schedule.id, scheduledAt, max, options.tookRun === true)) return { started: false, buffered: true };
+          const already = schedule.bufferedTicks.some((tick) => tick.getTime() === scheduledAt.getTime());
           return {
             started: false,
-            reason: policy === 'buffer_one' ? 'a tick already waits for the running run (overlapPolicy buffer_one)' : `${MAX_BUFFERED_TICKS} ticks already wait (overlapPolicy buffer_all)`,
+            reason: already
+              ? 'this tick already waits for the running run'
+              : policy === 'buffer_one'
+                ? 'a tick already waits for the running run (overlapPolicy buffer_one)'
+                : `${MAX_BUFFERED_TICKS} ticks already wait (overlapPolicy buffer_all)`,
           };
         }
         break;
@@ -191,7 +198,8 @@ async function startBufferedTick(services: AppServices, schedule: ScheduleRecord
     const input = workflow && refusal === null ? scheduleInputOrReason(workflow, schedule) : (refusal ?? '');
     if (typeof input === 'string') {
       if (await schedules.popBuffered(schedule.id, head)) {
-        await schedules.refundRun(schedule.id);
+        // Only a run the loop's claim took comes back (a trigger's or backfill's took none).
+        if (schedule.bufferedTookRun.some((tick) => tick.getTime() === head.getTime())) await schedules.refundRun(schedule.id);
         await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: input });
       }
       return 0;

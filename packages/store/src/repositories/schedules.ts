@@ -59,6 +59,8 @@ export interface ScheduleRecord {
   recentRuns: RecentScheduleRun[];
   /** Ticks waiting for the schedule's running run to end (buffer_one / buffer_all), oldest first. */
   bufferedTicks: Date[];
+  /** Those of {@link bufferedTicks} whose claim took one of `remainingRuns` (the loop's; not a trigger's or backfill's): given back if skipped. */
+  bufferedTookRun: Date[];
   /** User id of who created the schedule (null: unknown). */
   createdBy: string | null;
   /** User id of who last changed it (null: unknown). */
@@ -74,7 +76,7 @@ export interface ScheduleRecord {
  * What a new schedule needs: everything its creator decides, including its first tick (null:
  * none). `id` may be chosen beforehand (`newId()`), since the first tick's jitter depends on it.
  */
-export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'bufferedTicks' | 'createdBy' | 'updatedBy' | 'changedBy' | 'createdAt' | 'updatedAt' | 'version'> & {
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'nextFireAt' | 'dueAt' | 'recentRuns' | 'bufferedTicks' | 'bufferedTookRun' | 'createdBy' | 'updatedBy' | 'changedBy' | 'createdAt' | 'updatedAt' | 'version'> & {
   id?: string;
   next: NextTick | null;
   /** User id of the creator (also its first `updatedBy`). */
@@ -249,13 +251,14 @@ export class Schedules {
   }
 
   /**
-   * Puts `tick` at the end of the schedule's buffer unless it already holds `max` ticks (a
-   * conditional `$push`, atomic). True when it was buffered.
+   * Puts `tick` at the end of the schedule's buffer unless it already holds `max` ticks or this
+   * tick (a conditional `$push`, atomic); `tookRun`: its claim took one of `remainingRuns`
+   * (`buffered_took_run`, so a skip gives it back). True when it was buffered.
    */
-  async bufferTick(scheduleId: string, tick: Date, max: number): Promise<boolean> {
+  async bufferTick(scheduleId: string, tick: Date, max: number, tookRun = false): Promise<boolean> {
     // Not twice the same tick (a tick fired again after its loop died).
     const filter: Document = { _id: oid(scheduleId), [`buffered_ticks.${Math.max(0, max - 1)}`]: { $exists: false }, buffered_ticks: { $ne: tick } };
-    const push: Document = { buffered_ticks: tick };
+    const push: Document = tookRun ? { buffered_ticks: tick, buffered_took_run: tick } : { buffered_ticks: tick };
     return (await this.collection.updateOne(filter, { $push: push })).matchedCount === 1;
   }
 
@@ -271,8 +274,10 @@ export class Schedules {
 
   /** Removes the first buffered tick if it is still `head` (a compare-and-set: of several callers one wins). True for the winner. */
   async popBuffered(scheduleId: string, head: Date): Promise<boolean> {
-    return (await this.collection.updateOne({ _id: oid(scheduleId), 'buffered_ticks.0': head }, { $pop: { buffered_ticks: -1 } })).matchedCount === 1;
+    const update: Document = { $pop: { buffered_ticks: -1 }, $pull: { buffered_took_run: head } };
+    return (await this.collection.updateOne({ _id: oid(scheduleId), 'buffered_ticks.0': head }, update)).matchedCount === 1;
   }
+
 
   private async page(filter: Document, page: number, perPage: number): Promise<{ items: ScheduleRecord[]; total: number }> {
     const [docs, total] = await Promise.all([
@@ -351,6 +356,7 @@ function toRecord(doc: Document): ScheduleRecord {
     dueAt: (doc.due_at as Date | null) ?? null,
     recentRuns: ((doc.recent_runs as Document[] | undefined) ?? []).map(toRecent),
     bufferedTicks: (doc.buffered_ticks as Date[] | undefined) ?? [],
+    bufferedTookRun: (doc.buffered_took_run as Date[] | undefined) ?? [],
     createdBy: (doc.created_by as string | null | undefined) ?? null,
     updatedBy: (doc.updated_by as string | null | undefined) ?? null,
     changedBy: Array.isArray(doc.changed_by) ? (doc.changed_by as string[]) : [doc.created_by, doc.updated_by].filter((by): by is string => typeof by === 'string'),
