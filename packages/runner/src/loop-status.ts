@@ -1,9 +1,11 @@
 /**
  * What a periodic background loop of this instance says about itself (issue #20 item 1): the
- * engine's recovery scan, the HITL timeout sweeper, the retention sweeper. `/readyz` reads it to
- * tell a loop that stopped turning (a hung store call, a crashed timer) from one that is merely
- * between two passes. Times come from the loop's injected `Clock`.
+ * engine's recovery scan, the HITL timeout sweeper, the retention sweeper, the schedule loop.
+ * `/readyz` reads it to tell a loop that stopped turning (a hung store call, a crashed timer) from
+ * one that is merely between two passes. Times come from the loop's injected `Clock`.
+ * {@link PeriodicLoop} runs such a loop's passes.
  */
+import type { Clock } from './clock.ts';
 
 /** The state of one periodic loop. Milliseconds and the loop's clock throughout. */
 export interface LoopStatus {
@@ -47,5 +49,70 @@ export class LoopClock {
 
   get status(): LoopStatus {
     return { running: this.running, intervalMs: this.intervalMs, startedAt: this.startedAt, lastRunAt: this.lastRunAt };
+  }
+}
+
+/** What {@link PeriodicLoop} runs. */
+export interface PeriodicLoopOptions {
+  /** The loop's clock: its timer (`every`) and the times of its status. */
+  clock: Clock;
+  /** Period between two passes, ms. */
+  intervalMs: number;
+  /** One pass; a rejection is handed to {@link onError} and the loop goes on. */
+  pass: () => Promise<unknown>;
+  /** Reports a failed pass (the loop logs it). */
+  onError: (error: unknown) => void;
+  /** Run a pass at once on start, not only after the first period (default false). */
+  passAtStart?: boolean;
+}
+
+/**
+ * Runs `pass` every `intervalMs` on the injected clock from {@link start} until {@link stop}, never
+ * two at once (a pass still running when the timer fires again is not overlapped), and keeps the
+ * loop's {@link LoopStatus}: the one timer of the sweepers and the schedule loop.
+ */
+export class PeriodicLoop {
+  private cancelTimer: (() => void) | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private readonly loop: LoopClock;
+
+  constructor(private readonly options: PeriodicLoopOptions) {
+    this.loop = new LoopClock(() => options.clock.now(), options.intervalMs);
+  }
+
+  /** The loop's state: `lastRunAt` is when the last pass finished without an error. */
+  get status(): LoopStatus {
+    return this.loop.status;
+  }
+
+  /** Starts the timer (again after {@link stop}); a second call while started does nothing. */
+  start(): void {
+    if (this.cancelTimer) return;
+    this.loop.started();
+    if (this.options.passAtStart) this.tick();
+    this.cancelTimer = this.options.clock.every(this.options.intervalMs, () => this.tick());
+  }
+
+  /** Stops the timer; resolves once a pass in progress has finished. */
+  async stop(): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.loop.stopped();
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.running = this.options
+      .pass()
+      .then(
+        () => this.loop.ran(),
+        (error: unknown) => this.options.onError(error),
+      )
+      .finally(() => {
+        this.busy = false;
+      });
   }
 }

@@ -11,7 +11,7 @@ import { isTerminalRunStatus } from '@switchyard/domain';
 import type { DocumentStore, Repositories } from '@switchyard/store';
 import { systemClock, type Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
-import { LoopClock, type LoopStatus } from './loop-status.ts';
+import { PeriodicLoop, type LoopStatus } from './loop-status.ts';
 
 /** Outcome of {@link deleteEndedRun}. */
 export type RunDeletion = 'deleted' | 'not_found' | 'not_ended';
@@ -64,15 +64,19 @@ class RetentionStopped extends Error {
  * any number of instances may sweep the same store (each deletion is a compare-and-set).
  */
 export class RetentionSweeper {
-  private cancelTimer: (() => void) | null = null;
   private stopping = false;
-  private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
-  private readonly loop: LoopClock;
+  private readonly loop: PeriodicLoop;
 
   constructor(private readonly options: RetentionSweeperOptions) {
     this.clock = options.clock ?? systemClock;
-    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 3_600_000);
+    this.loop = new PeriodicLoop({
+      clock: this.clock,
+      intervalMs: options.intervalMs ?? 3_600_000,
+      pass: () => this.sweep(),
+      onError: (error) => options.logger.error({ err: error }, 'retention sweep failed'),
+      passAtStart: true,
+    });
   }
 
   /** The pass loop's state (loop-status.ts): `lastRunAt` is when the last pass finished without an error (sweeper clock). */
@@ -132,25 +136,13 @@ export class RetentionSweeper {
 
   /** Sweeps now and then every `intervalMs` until {@link stop}. */
   start(): void {
-    if (this.cancelTimer) return;
-    const tick = () => {
-      this.running = this.sweep().then(
-        () => this.loop.ran(),
-        (error: unknown) => this.options.logger.error({ err: error }, 'retention sweep failed'),
-      );
-    };
-    this.loop.started();
-    tick();
-    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 3_600_000, tick);
+    this.loop.start();
   }
 
   /** Stops; a pass in progress ends after the deletion it is at; resolves once it has. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.cancelTimer?.();
-    this.cancelTimer = null;
-    this.loop.stopped();
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Deletes one ended run, counting it in `counter` when it went. Throws {@link RetentionStopped} once {@link stop} was called. */

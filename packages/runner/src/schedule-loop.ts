@@ -22,7 +22,7 @@ import { jitterMs, nextTicks, type ScheduleSpec } from '@switchyard/domain/sched
 import type { NextTick, ScheduleRecord, Schedules } from '@switchyard/store';
 import { systemClock, type Clock } from './clock.ts';
 import type { Logger } from './logger.ts';
-import { LoopClock, type LoopStatus } from './loop-status.ts';
+import { PeriodicLoop, type LoopStatus } from './loop-status.ts';
 
 /**
  * What {@link ScheduleLoopOptions.fire} did with a tick: started a run; skipped it (overlap policy,
@@ -82,15 +82,17 @@ const MAX_BATCHES_PER_PASS = 10;
 const FIRE_CONCURRENCY = 4;
 
 export class ScheduleLoop {
-  private cancelTimer: (() => void) | null = null;
-  private running: Promise<unknown> = Promise.resolve();
-  private busy = false;
   private readonly clock: Clock;
-  private readonly loop: LoopClock;
+  private readonly loop: PeriodicLoop;
 
   constructor(private readonly options: ScheduleLoopOptions) {
     this.clock = options.clock ?? systemClock;
-    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 1_000);
+    this.loop = new PeriodicLoop({
+      clock: this.clock,
+      intervalMs: options.intervalMs ?? 1_000,
+      pass: () => this.pass(),
+      onError: (error) => options.logger.error({ err: error }, 'schedule pass failed'),
+    });
   }
 
   /** The loop's state (loop-status.ts): `lastRunAt` is when the last pass finished without an error. */
@@ -221,25 +223,11 @@ export class ScheduleLoop {
 
   /** Runs a pass every `intervalMs` until {@link stop}; a pass still running when the timer fires again is not overlapped. */
   start(): void {
-    if (this.cancelTimer) return;
-    this.loop.started();
-    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 1_000, () => {
-      if (this.busy) return;
-      this.busy = true;
-      this.running = this.pass().then(
-        () => this.loop.ran(),
-        (error: unknown) => this.options.logger.error({ err: error }, 'schedule pass failed'),
-      ).finally(() => {
-        this.busy = false;
-      });
-    });
+    this.loop.start();
   }
 
   /** Stops the loop; resolves once a pass in progress has finished. */
   async stop(): Promise<void> {
-    this.cancelTimer?.();
-    this.cancelTimer = null;
-    this.loop.stopped();
-    await this.running;
+    await this.loop.stop();
   }
 }

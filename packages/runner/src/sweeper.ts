@@ -17,7 +17,7 @@ import { recordDecision } from './decisions.ts';
 import { requestDirective } from './directives.ts';
 import type { RunEngine } from './engine.ts';
 import type { Logger } from './logger.ts';
-import { LoopClock, type LoopStatus } from './loop-status.ts';
+import { PeriodicLoop, type LoopStatus } from './loop-status.ts';
 
 export interface TimeoutSweeperOptions {
   repos: Repositories;
@@ -32,14 +32,17 @@ export interface TimeoutSweeperOptions {
 }
 
 export class TimeoutSweeper {
-  private cancelTimer: (() => void) | null = null;
-  private running: Promise<unknown> = Promise.resolve();
   private readonly clock: Clock;
-  private readonly loop: LoopClock;
+  private readonly loop: PeriodicLoop;
 
   constructor(private readonly options: TimeoutSweeperOptions) {
     this.clock = options.clock ?? systemClock;
-    this.loop = new LoopClock(() => this.clock.now(), options.intervalMs ?? 1_000);
+    this.loop = new PeriodicLoop({
+      clock: this.clock,
+      intervalMs: options.intervalMs ?? 1_000,
+      pass: () => this.sweep(),
+      onError: (error) => options.logger.error({ err: error }, 'timeout sweep failed'),
+    });
   }
 
   /** The sweep loop's state (loop-status.ts): `lastRunAt` is when the last sweep finished without an error (sweeper clock). */
@@ -89,23 +92,13 @@ export class TimeoutSweeper {
     return stopped;
   }
 
-  /** Sweeps every `intervalMs` until {@link stop}. */
+  /** Sweeps every `intervalMs` until {@link stop} (a sweep still running when the timer fires again is not overlapped). */
   start(): void {
-    if (this.cancelTimer) return;
-    this.loop.started();
-    this.cancelTimer = this.clock.every(this.options.intervalMs ?? 1_000, () => {
-      this.running = this.sweep().then(
-        () => this.loop.ran(),
-        (error: unknown) => this.options.logger.error({ err: error }, 'timeout sweep failed'),
-      );
-    });
+    this.loop.start();
   }
 
   /** Stops sweeping; resolves once a sweep in progress has finished. */
   async stop(): Promise<void> {
-    this.cancelTimer?.();
-    this.cancelTimer = null;
-    this.loop.stopped();
-    await this.running;
+    await this.loop.stop();
   }
 }
