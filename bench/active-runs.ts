@@ -21,6 +21,7 @@ import { startServerProcess } from '../test/support/server-process.ts';
 import { StepWebhook, writeStepRegistry } from '../test/support/step-webhook.ts';
 import { startBenchApp } from './support.ts';
 import { percentileOf } from './suite/stats.ts';
+import { json } from './targets.ts';
 
 const QUICK = process.argv.includes('--quick');
 const RUNS = QUICK ? 200 : 1_000;
@@ -146,18 +147,6 @@ async function until(predicate: () => Promise<boolean>, withinMs: number): Promi
     if (performance.now() > deadline) throw new Error(`not done within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-/** A JSON request; throws on a non-2xx answer. */
-async function json(baseUrl: string, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
-  return text === '' ? null : JSON.parse(text);
 }
 
 await main();
