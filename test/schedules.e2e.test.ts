@@ -381,9 +381,31 @@ describe('abuse', () => {
     expect((await svc.api.get(schedules(workflowId, '/not-an-id'))).status).toBe(400);
   });
 
-  it('refuses the 101st schedule of a workflow with 409', async () => {
+  it('refuses the 101st schedule of a workflow with 409, also when creates race for the last places', async () => {
     const workflowId = await workflow();
-    for (let i = 0; i < 100; i++) await createSchedule(workflowId, { name: `s${i}`, intervalSeconds: 3600, paused: true });
+    for (let i = 0; i < 95; i++) await createSchedule(workflowId, { name: `s${i}`, intervalSeconds: 3600, paused: true });
+    // Every racing create has counted 95 before any inserts: the inserts wait for all 20.
+    const repo = svc.repos.schedules;
+    const insert = repo.create;
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const valve = setTimeout(() => release(), 10_000); // should a request never reach the insert
+    repo.create = async (...args) => {
+      if (++arrived === 20) release();
+      await barrier;
+      return insert.apply(repo, args);
+    };
+    let racing: Awaited<ReturnType<typeof svc.api.post>>[];
+    try {
+      racing = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.api.post(schedules(workflowId), { name: `r${i}`, intervalSeconds: 3600, paused: true })));
+    } finally {
+      clearTimeout(valve);
+      repo.create = insert;
+    }
+    expect(racing.every((response) => response.status === 201 || response.status === 409)).toBe(true);
+    expect((await svc.api.get(schedules(workflowId, '?perPage=1'))).body.pagination.total).toBeLessThanOrEqual(100);
+    while ((await svc.api.get(schedules(workflowId, '?perPage=1'))).body.pagination.total < 100) await createSchedule(workflowId, { name: uniqueName('fill'), intervalSeconds: 3600, paused: true });
     const response = await svc.api.post(schedules(workflowId), { name: 's100', intervalSeconds: 3600 });
     expect(response.status).toBe(409);
     expect(response.body.detail.message).toMatch(/at most 100 schedules/);

@@ -159,8 +159,8 @@ export async function createSchedule(services: AppServices, workflowId: string, 
   const settings = specInputOf(body);
   refuseProblems(scheduleProblems(settings, minIntervalOf(services)));
   const input = checkedScheduleInput(workflow, (body.input ?? {}) as Record<string, unknown>);
-  const { total } = await services.repos.schedules.list(workflowId, 1, 1);
-  if (total >= MAX_SCHEDULES_PER_WORKFLOW) throw new ConflictError(`A workflow has at most ${MAX_SCHEDULES_PER_WORKFLOW} schedules`, { limit: MAX_SCHEDULES_PER_WORKFLOW });
+  const full = () => new ConflictError(`A workflow has at most ${MAX_SCHEDULES_PER_WORKFLOW} schedules`, { limit: MAX_SCHEDULES_PER_WORKFLOW });
+  if ((await services.repos.schedules.list(workflowId, 1, 1)).total >= MAX_SCHEDULES_PER_WORKFLOW) throw full();
   const spec = toScheduleSpec(settings);
   const now = services.clock.now();
   const id = newId();
@@ -181,6 +181,11 @@ export async function createSchedule(services: AppServices, workflowId: string, 
     },
     now,
   );
+  // Concurrent creates may each have counted 99: the one that finds more than the limit after its insert takes it back.
+  if ((await services.repos.schedules.list(workflowId, 1, 1)).total > MAX_SCHEDULES_PER_WORKFLOW) {
+    await services.repos.schedules.delete(created.id);
+    throw full();
+  }
   await recordAudit(services, workflowId, 'schedule.created', actor, { scheduleId: created.id, name: created.name });
   return created;
 }
