@@ -163,6 +163,25 @@ describe('overlap policies, with the first run held at a gate', () => {
     expect(runs.map((run) => run.scheduledAt)).toEqual([iso(first), iso(first + 60_000), iso(first + 120_000)]);
   });
 
+  it('a buffered tick fired again after its loop stopped stays buffered once: not skipped, its run not given back', async () => {
+    const { workflowId, schedule, first, firstRunId } = await held('buffer_one', { remainingRuns: 5 });
+    const settle = svc.repos.schedules.settleTick;
+    svc.repos.schedules.settleTick = () => Promise.reject(new Error('process stopped'));
+    try {
+      await tick(60_000); // buffered, then the loop "stops" before settling
+    } finally {
+      svc.repos.schedules.settleTick = settle;
+    }
+    await tick(61_000); // in flight for more than a minute: fired again (and the next tick is skipped: buffer_one is full)
+    const after = await getSchedule(workflowId, schedule.id);
+    expect(after.bufferedTicks).toEqual([iso(first + 60_000)]);
+    expect(after.recentRuns.filter((entry: any) => entry.scheduledAt === iso(first + 60_000))).toEqual([]);
+    expect(after.remainingRuns).toBe(3); // the first run and the buffered tick took theirs; the skipped one gave its back
+    await release(workflowId, firstRunId);
+    await svc.scheduleLoop.pass();
+    expect((await runsOf(workflowId, schedule.id)).map((run) => run.scheduledAt)).toEqual([iso(first), iso(first + 60_000)]);
+  });
+
   it('buffered ticks skipped later give back only the runs the loop took (not those of trigger or backfill)', async () => {
     const { workflowId, schedule, first, firstRunId } = await held('buffer_all', { remainingRuns: 10 });
     await tick(60_000); // the loop's tick: buffered, its run taken
@@ -369,7 +388,7 @@ describe('abuse', () => {
     expect((await bad(workflowId, { intervalSeconds: 1, input: { n: 1 } })).problems).toEqual(['/intervalSeconds: must be an integer from 10 to 316224000']);
     expect((await bad(workflowId, { cron: '* * * * * *', input: { n: 1 } })).problems.join()).toMatch(/fires more often than every 10 s/);
     expect((await bad(workflowId, { cron: '0 0 30 2 *', input: { n: 1 } })).problems).toEqual(['/cron: never fires (no date matches it)']);
-    expect((await bad(workflowId, { cron: '0 9 * * *', jitterSeconds: 300, catchupWindowSeconds: 60, input: { n: 1 } })).problems.join()).toMatch(/jitterSeconds: must be less than catchupWindowSeconds/);
+    expect((await bad(workflowId, { cron: '*/5 * * * *', jitterSeconds: 300, input: { n: 1 } })).problems.join()).toMatch(/jitterSeconds: must be less than the shortest gap between two ticks of cron \(300 s\)/);
     expect((await bad(workflowId, { intervalSeconds: 60, cron: '* * * * *', input: { n: 1 } })).problems.join()).toMatch(/exactly one of cron and intervalSeconds/);
     expect((await bad(workflowId, { intervalSeconds: 60, note: 'x'.repeat(1001), input: { n: 1 } })).message).toMatch(/note/);
     expect((await bad(workflowId, { intervalSeconds: 60, input: { n: 1, blob: 'x'.repeat(70_000) } })).problems).toEqual(['/input: is larger than 65536 bytes']);

@@ -101,11 +101,10 @@ describe('scheduleProblems', () => {
     expect(scheduleProblems({ intervalSeconds: 60, offsetSeconds: 59, jitterSeconds: 59, remainingRuns: null })).toEqual([]);
   });
 
-  it('refuses a cron that never fires, jitter reaching the catch-up window, and periods below the floor given', () => {
+  it('refuses a cron that never fires, jitter reaching the next tick of a cron, and periods below the floor given', () => {
     expect(scheduleProblems({ cron: '0 0 30 2 *' })).toEqual(['/cron: never fires (no date matches it)']);
-    expect(scheduleProblems({ cron: '0 9 * * *', jitterSeconds: 60, catchupWindowSeconds: 60 })).toEqual([
-      '/jitterSeconds: must be less than catchupWindowSeconds (a tick delayed past the window is skipped as missed)',
-    ]);
+    expect(scheduleProblems({ cron: '*/5 * * * *', jitterSeconds: 300 })).toEqual(['/jitterSeconds: must be less than the shortest gap between two ticks of cron (300 s)']);
+    expect(scheduleProblems({ cron: '*/5 * * * *', jitterSeconds: 299 })).toEqual([]);
     expect(scheduleProblems({ intervalSeconds: 5 }, 10)).toEqual(['/intervalSeconds: must be an integer from 10 to 316224000']);
     expect(scheduleProblems({ intervalSeconds: 10 }, 10)).toEqual([]);
     expect(scheduleProblems({ cron: '*/5 * * * * *' }, 10)[0]).toMatch(/^\/cron: fires more often than every 10 s/);

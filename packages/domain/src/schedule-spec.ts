@@ -109,33 +109,33 @@ function validDate(value: unknown): value is Date {
 const CRON_GAP_SAMPLE = 20;
 
 /**
- * Why `cron` is refused (null: it is accepted): not 5 or 6 fields (counted here), croner refuses
- * it, it never fires (`0 0 30 2 *`), or two of its next ticks (from 2026-01-01, in UTC) are less
- * than `minGapSeconds` apart.
+ * `cron` checked: `problem`, why it is refused (not 5 or 6 fields, counted here; croner refuses
+ * it; it never fires, `0 0 30 2 *`; two of its next ticks, from 2026-01-01 in UTC, are less than
+ * `minGapSeconds` apart), else null with `gapSeconds`, the shortest gap between those ticks.
  */
-function cronProblem(cron: string, minGapSeconds: number): string | null {
-  if (cron.length > MAX_CRON_LENGTH) return `is longer than ${MAX_CRON_LENGTH} characters`;
+function checkCron(cron: string, minGapSeconds: number): { problem: string } | { problem: null; gapSeconds: number } {
+  if (cron.length > MAX_CRON_LENGTH) return { problem: `is longer than ${MAX_CRON_LENGTH} characters` };
   const fields = cron.trim().split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) return `has ${fields} fields; expected 5 (minute hour day month weekday) or 6 (second first)`;
+  if (fields !== 5 && fields !== 6) return { problem: `has ${fields} fields; expected 5 (minute hour day month weekday) or 6 (second first)` };
   let ticks: Date[];
   try {
     ticks = cronOf(cron, 'UTC').nextRuns(CRON_GAP_SAMPLE, new Date(Date.UTC(2026, 0, 1)));
   } catch (error) {
-    return `is not a valid cron expression (${(error as Error).message})`;
+    return { problem: `is not a valid cron expression (${(error as Error).message})` };
   }
-  if (ticks.length === 0) return 'never fires (no date matches it)';
-  for (let i = 1; i < ticks.length; i++) {
-    if (ticks[i]!.getTime() - ticks[i - 1]!.getTime() < minGapSeconds * 1000) return `fires more often than every ${minGapSeconds} s (the service's SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS)`;
-  }
-  return null;
+  if (ticks.length === 0) return { problem: 'never fires (no date matches it)' };
+  let gapSeconds = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < ticks.length; i++) gapSeconds = Math.min(gapSeconds, (ticks[i]!.getTime() - ticks[i - 1]!.getTime()) / 1000);
+  if (gapSeconds < minGapSeconds) return { problem: `fires more often than every ${minGapSeconds} s (the service's SWITCHYARD_SCHEDULE_MIN_INTERVAL_SECONDS)` };
+  return { problem: null, gapSeconds };
 }
 
 /**
  * The problems of a schedule's settings, each `/field: message` (empty when valid): exactly one
  * of `cron` / `intervalSeconds`; `intervalSeconds` an integer in [1, 10 years]; `offsetSeconds` an
  * integer in [0, interval); a known IANA `timezone`; `startAt` < `endAt`; `jitterSeconds` an
- * integer in [0, 86,400] and below the interval (and below `catchupWindowSeconds` when given: a
- * tick delayed past the window would be skipped as missed); `catchupWindowSeconds` an integer ≥ 10;
+ * integer in [0, 86,400] and below the interval, or below the shortest gap between two ticks of
+ * the cron (a tick delayed past the next would leave it behind); `catchupWindowSeconds` an integer ≥ 10;
  * `overlapPolicy` one of {@link OVERLAP_POLICIES}; `remainingRuns` null or an integer ≥ 1. With
  * `minIntervalSeconds` (the service's floor, default {@link MIN_INTERVAL_SECONDS}) an interval
  * below it, or a cron firing more often, is a problem; so is a cron that never fires.
@@ -145,10 +145,12 @@ export function scheduleProblems(input: ScheduleSpecInput & SchedulePolicyInput,
   const problems: string[] = [];
   const hasCron = input.cron !== undefined && input.cron !== null;
   const hasInterval = input.intervalSeconds !== undefined && input.intervalSeconds !== null;
+  let cronGapSeconds: number | null = null;
   if (hasCron === hasInterval) problems.push('/cron: exactly one of cron and intervalSeconds is required');
   if (hasCron) {
-    const problem = typeof input.cron === 'string' ? cronProblem(input.cron, minIntervalSeconds) : 'must be a string';
-    if (problem) problems.push(`/cron: ${problem}`);
+    const checked = typeof input.cron === 'string' ? checkCron(input.cron, minIntervalSeconds) : { problem: 'must be a string' };
+    if (checked.problem !== null) problems.push(`/cron: ${checked.problem}`);
+    else cronGapSeconds = checked.gapSeconds;
   }
   const interval = input.intervalSeconds;
   const floor = Math.max(MIN_INTERVAL_SECONDS, minIntervalSeconds);
@@ -174,8 +176,9 @@ export function scheduleProblems(input: ScheduleSpecInput & SchedulePolicyInput,
     if (!isInteger(input.jitterSeconds, 0, MAX_JITTER_SECONDS)) problems.push(`/jitterSeconds: must be an integer from 0 to ${MAX_JITTER_SECONDS}`);
     else if (hasInterval && typeof interval === 'number' && input.jitterSeconds > 0 && input.jitterSeconds >= interval) {
       problems.push('/jitterSeconds: must be less than intervalSeconds');
-    } else if (input.catchupWindowSeconds !== undefined && input.jitterSeconds >= input.catchupWindowSeconds) {
-      problems.push('/jitterSeconds: must be less than catchupWindowSeconds (a tick delayed past the window is skipped as missed)');
+    } else if (cronGapSeconds !== null && input.jitterSeconds > 0 && input.jitterSeconds >= cronGapSeconds) {
+      // A tick delayed past the next one would leave that one behind, skipped as missed.
+      problems.push(`/jitterSeconds: must be less than the shortest gap between two ticks of cron (${cronGapSeconds} s)`);
     }
   }
   if (input.catchupWindowSeconds !== undefined && !isInteger(input.catchupWindowSeconds, MIN_CATCHUP_WINDOW_SECONDS, MAX_CATCHUP_WINDOW_SECONDS)) {

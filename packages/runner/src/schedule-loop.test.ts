@@ -111,6 +111,16 @@ describe('ScheduleLoop', () => {
     expect(calls.map((call) => call.scheduledAt)).toEqual(Array(5).fill(at(60).getTime()));
   });
 
+  it('handles a schedule once a pass: a catch-up longer than maxTicksPerSchedule goes on in the next pass, also when batches follow', async () => {
+    await createSchedule({ intervalSeconds: 1 }, { catchupWindowSeconds: 3600 });
+    await createSchedule({ intervalSeconds: 3600 });
+    const loop = new ScheduleLoop({ schedules: repos.schedules, fire: recorder('a', calls), logger, clock, batchSize: 1, maxTicksPerSchedule: 50 });
+    await clock.advance(200_000);
+    expect(await loop.pass()).toBe(50);
+    expect(await loop.pass()).toBe(50);
+    expect(calls.map((call) => call.scheduledAt)).toEqual(Array.from({ length: 100 }, (_, i) => at(i + 1).getTime()));
+  });
+
   it('a buffered tick keeps its run taken and records nothing; startBuffered runs first in every pass', async () => {
     const { id } = await createSchedule({ intervalSeconds: 1 }, { remainingRuns: 3 });
     const order: string[] = [];

@@ -117,11 +117,18 @@ export class ScheduleLoop {
       this.options.logger.error({ err: error }, 'stale schedule ticks not fired again');
     }
     const batchSize = this.options.batchSize ?? 100;
-    // A full batch means more schedules are due: take the next one in this pass (bounded), not a period later.
+    // A full batch means more schedules are due: take the next one in this pass (bounded), not a
+    // period later. A schedule is handled once a pass (still due after maxTicksPerSchedule ticks, or
+    // after an error, it waits for the next pass), so a listing skips the ones handled.
+    const handled = new Set<string>();
     for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-      const due = await this.options.schedules.listDue(now, batchSize);
-      fired += await this.fireSchedules(due, now);
-      if (due.length < batchSize) break;
+      const limit = batchSize + handled.size;
+      const listed = await this.options.schedules.listDue(now, limit);
+      const due = listed.filter((schedule) => !handled.has(schedule.id));
+      for (const schedule of due) handled.add(schedule.id);
+      const count = await this.fireSchedules(due, now);
+      fired += count;
+      if (listed.length < limit || due.length === 0) break;
     }
     return fired;
   }
@@ -167,7 +174,8 @@ export class ScheduleLoop {
         current = claimed;
         continue;
       }
-      const claimed = await schedules.claimTick(current.id, tick, nextTickAfter(current.id, current.spec, tick), now, current.remainingRuns, true);
+      // Claimed now, not at the pass's start: another loop judges the claim stale by this time.
+      const claimed = await schedules.claimTick(current.id, tick, nextTickAfter(current.id, current.spec, tick), this.clock.now(), current.remainingRuns, true);
       if (!claimed) break; // another loop took it (or a client changed the schedule): it goes on from there
       if (await this.fireTick(claimed, tick, current.remainingRuns !== null)) fired += 1;
       current = claimed;

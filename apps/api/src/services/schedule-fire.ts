@@ -80,8 +80,13 @@ export async function fireScheduleTick(services: AppServices, schedule: Schedule
   const input = scheduleInputOrReason(workflow, schedule);
   if (typeof input === 'string') return { started: false, reason: input };
   const policy = options.overlapPolicy ?? schedule.overlapPolicy;
+  // Fired again after its loop stopped: a tick already buffered stays buffered (it starts when the run ends).
+  if (schedule.bufferedTicks.some((tick) => tick.getTime() === scheduledAt.getTime())) return { started: false, buffered: true };
   if (policy !== 'allow_all') {
     const running = await services.repos.runs.listUnfinishedBySchedule(schedule.id, MAX_OVERLAP_RUNS);
+    // This tick's own run (made meanwhile by a loop firing it too) is not an overlap: it is the answer.
+    const own = running.find((run) => run.scheduledAt?.getTime() === scheduledAt.getTime());
+    if (own) return { started: true, runId: own.id, runStatus: own.status, startedAt: own.startedAt };
     const waiting = schedule.bufferedTicks.length > 0;
     switch (policy) {
       case 'skip':

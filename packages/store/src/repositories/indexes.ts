@@ -52,7 +52,8 @@ export const DECLARED_INDEXES: Readonly<Record<string, readonly DeclaredIndex[]>
     { name: 'status_recent', keys: { status: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (by status, across workflows)', 'WorkflowRuns.countByStatus'] },
     { name: 'parent_recent', keys: { parent_run_id: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (children of a run)'] },
     { name: 'trigger_source_recent', keys: { trigger_source: 1, started_at: -1, _id: -1 }, serves: ['WorkflowRuns.list (by trigger source, and its total)'] },
-    { name: 'schedule_status', keys: { schedule_id: 1, status: 1 }, serves: ['WorkflowRuns.listUnfinishedBySchedule (the overlap policy of a schedule)'] },
+    { name: 'schedule_status', keys: { schedule_id: 1, status: 1 }, serves: ['RunReads.listUnfinishedBySchedule (the overlap policy of a schedule)'] },
+    { name: 'schedule_tick', keys: { schedule_id: 1, scheduled_at: 1 }, serves: ["RunReads.findByScheduleTick (a tick's own run, before its overlap policy)"] },
     {
       name: 'claimable',
       keys: { status: 1, created_at: 1, _id: 1 },

@@ -227,20 +227,21 @@ export class RunReads {
 
   /**
    * The runs started by schedule `scheduleId` (top-level `schedule_id`) that have not ended, in no
-   * particular order, at most `limit`: id and status (index `schedule_status`). The overlap policy of a
-   * schedule's next tick looks at these.
+   * particular order, at most `limit`: id, status, start and tick (index `schedule_status`). The
+   * overlap policy of a schedule's next tick looks at these.
    */
-  async listUnfinishedBySchedule(scheduleId: string, limit: number): Promise<Array<{ id: string; status: RunRecord['status'] }>> {
+  async listUnfinishedBySchedule(scheduleId: string, limit: number): Promise<Array<Pick<RunRecord, 'id' | 'status' | 'startedAt'> & { scheduledAt: Date | null }>> {
     const docs = await this.collection.find(
       { schedule_id: scheduleId, status: { $nin: [...TERMINAL_RUN_STATUSES] } },
-      { limit, projection: { _id: 1, status: 1 } },
+      { limit, projection: { _id: 1, status: 1, started_at: 1, scheduled_at: 1 } },
     );
-    return docs.map((doc) => ({ id: hexId(doc), status: doc.status as RunRecord['status'] }));
+    return docs.map((doc) => ({ id: hexId(doc), status: doc.status as RunStatus, startedAt: doc.started_at as Date, scheduledAt: (doc.scheduled_at as Date | null | undefined) ?? null }));
   }
+
 
   /**
    * The run schedule `scheduleId` started for its tick `scheduledAt`, if any: id, status and
-   * start (index `schedule_status`). A tick fired again (its loop died after creating the run)
+   * start (index `schedule_tick`). A tick fired again (its loop died after creating the run)
    * finds its run here instead of applying the overlap policy against it.
    */
   async findByScheduleTick(scheduleId: string, scheduledAt: Date): Promise<Pick<RunRecord, 'id' | 'status' | 'startedAt'> | null> {
