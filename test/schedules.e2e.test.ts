@@ -488,7 +488,7 @@ describe('roles', () => {
     expect((await as('editor', 'PUT', path, { input: { set: 'by the editor' } })).status).toBe(200);
     // A pause and resume later does not make the operator a changer of what the runs do.
     expect((await as('operator', 'POST', `${path}/pause`, {})).status).toBe(200);
-    expect((await as('operator', 'POST', `${path}/resume`, {})).body).toMatchObject({ paused: false, updatedBy: 'operator' });
+    expect((await as('operator', 'POST', `${path}/resume`, {})).body).toMatchObject({ paused: false, updatedBy: 'operator', changedBy: ['owner', 'editor'] });
     await authClock.advance(10_000);
     await auth.scheduleLoop.pass();
     const runs = (await as('owner', 'GET', wf(`/${workflowId}/runs?includeNodeRuns=false`))).body.runs as any[];

@@ -91,6 +91,7 @@ export function scheduleView(schedule: ScheduleRecord): ScheduleView {
     bufferedTicks: schedule.bufferedTicks.map((date) => date.toISOString()),
     createdBy: schedule.createdBy,
     updatedBy: schedule.updatedBy,
+    changedBy: schedule.changedBy,
     createdAt: schedule.createdAt.toISOString(),
     updatedAt: schedule.updatedAt.toISOString(),
     version: schedule.version,

@@ -110,6 +110,7 @@ export const ScheduleView = Type.Object(
     bufferedTicks: Type.Array(Timestamp, { description: 'Ticks waiting for the running run to end (buffer_one, buffer_all), oldest first' }),
     createdBy: nullable(Type.String()),
     updatedBy: nullable(Type.String()),
+    changedBy: Type.Array(Type.String(), { maxItems: 100, description: 'Everyone who created the schedule or changed its settings (not a pause or resume): four-eyes counts them as triggers of its runs' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     version: Type.Integer(),
