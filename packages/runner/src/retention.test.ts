@@ -149,6 +149,13 @@ describe('RetentionSweeper', () => {
     };
     expect(await sweeper.sweep()).toBe(1);
     expect((await repos.runs.list({ workflowId: wf }, 1, 100)).total).toBe(4);
+
+    // Started again, it deletes runs again.
+    repos.nodeRuns.deleteByRun = original;
+    sweeper.start();
+    await sweeper.sweep();
+    await sweeper.stop();
+    expect((await repos.runs.list({ workflowId: wf }, 1, 100)).total).toBe(0);
   });
 });
 

@@ -136,6 +136,7 @@ export class RetentionSweeper {
 
   /** Sweeps now and then every `intervalMs` until {@link stop}. */
   start(): void {
+    this.stopping = false; // a start after stop() deletes runs again
     this.loop.start();
   }
 
