@@ -67,3 +67,24 @@ describe('mapping immutable structures', () => {
     expect(fromDocument(fresh)).not.toBe(fromDocument(fresh));
   });
 });
+
+describe('mapping deeply nested user data', () => {
+  /** `{ a: { a: … } }`, `depth` levels, its innermost key `key`. */
+  function nested(depth: number, key = 'a'): Record<string, unknown> {
+    let value: Record<string, unknown> = { [key]: 1 };
+    for (let i = 1; i < depth; i++) value = { a: value };
+    return value;
+  }
+
+  it('walks 100,000 levels without overflowing the stack: unchanged keys keep the very object, a changed one deep down is escaped', () => {
+    const deep = nested(100_000);
+    expect((toDocument<{ initial_input: unknown }>({ initialInput: deep })).initial_input).toBe(deep);
+    const frozen = immutable(nested(5_000));
+    expect((toDocument<{ initial_input: unknown }>({ initialInput: frozen })).initial_input).toBe(frozen);
+    expect((toDocument<{ initial_input: unknown }>({ initialInput: frozen })).initial_input).toBe(frozen); // remembered
+    const dotted = nested(50, 'a.b');
+    let inner = (toDocument<{ initial_input: Record<string, any> }>({ initialInput: dotted })).initial_input;
+    for (let i = 1; i < 50; i++) inner = inner.a;
+    expect(Object.keys(inner)).toEqual(['a~pb']);
+  });
+});

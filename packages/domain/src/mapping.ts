@@ -8,7 +8,7 @@
  * `~` -> `~t`, `.` -> `~p`, `$` -> `~d`, NUL -> `~0`. A key without those characters is stored unchanged, so
  * operators reading documents with mongosh see the user's keys.
  */
-import { immutable, isImmutable, memoOnImmutable } from './immutable.ts';
+import { immutable, isImmutable } from './immutable.ts';
 
 /** Fields (in either naming) whose values are user JSON: their keys are never renamed. */
 export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
@@ -101,23 +101,45 @@ function mapOpaque(value: unknown, mapKey: (key: string) => string): unknown {
 const KEYS_CHANGE = new Map<(key: string) => string, WeakMap<object, boolean>>();
 
 /**
- * True when `mapKey` changes some key of `value`, deep (walks without allocating). Remembered for
- * immutable parts (immutable.ts), so an output wrapping earlier outputs is walked only where new.
+ * True when `mapKey` changes some key of `value`, deep. A loop over an explicit stack, not
+ * recursion: user data may nest thousands of levels (an output wrapping earlier outputs), which
+ * a recursive walk of several frames a level overflowed on a busy machine. Remembered for
+ * immutable parts (immutable.ts), so an output wrapping earlier outputs is walked only where new:
+ * a part already walked is skipped (or decides at once), and when nothing changes, every
+ * immutable part walked is remembered as unchanged.
  */
 function keysChange(value: unknown, mapKey: (key: string) => string): boolean {
   if (typeof value !== 'object' || value === null) return false;
   let cache = KEYS_CHANGE.get(mapKey);
   if (!cache) KEYS_CHANGE.set(mapKey, (cache = new WeakMap()));
-  return memoOnImmutable(cache, value, (object) => anyKeyChanges(object, mapKey));
+  const walked: object[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (isImmutable(next)) {
+      const known = cache.get(next);
+      if (known === true) return rememberChange(cache, value);
+      if (known === false) continue;
+      walked.push(next);
+    }
+    if (Array.isArray(next)) {
+      for (const item of next) stack.push(item);
+    } else if (isPlainObject(next)) {
+      for (const key in next) {
+        if (mapKey(key) !== key) return rememberChange(cache, value);
+        stack.push(next[key]);
+      }
+    }
+  }
+  for (const part of walked) cache.set(part, false);
+  return false;
 }
 
-function anyKeyChanges(value: unknown, mapKey: (key: string) => string): boolean {
-  if (Array.isArray(value)) return value.some((v) => keysChange(v, mapKey));
-  if (!isPlainObject(value)) return false;
-  for (const key in value) {
-    if (mapKey(key) !== key || keysChange(value[key], mapKey)) return true;
-  }
-  return false;
+/** `true`, remembered for `root` when it is immutable (its parts are not known to change). */
+function rememberChange(cache: WeakMap<object, boolean>, root: unknown): true {
+  if (isImmutable(root)) cache.set(root as object, true);
+  return true;
 }
 
 function copyOpaque(value: unknown, mapKey: (key: string) => string): unknown {
