@@ -12,7 +12,7 @@
  * - Input: `inputCel`'s map, else the event's `data`; then the workflow's declared inputs
  *   (`checkedRunInput`). A non-map, a failing expression or a mismatch is a problem, not a run.
  * - Fan-out: one event starts at most {@link MAX_EVENT_RUNS} runs; further matches are problems.
- * - Exactly once: each run starts through `onceForKey` with key `event:<eventId>:<trigger index>`,
+ * - Exactly once: each run starts through `startLiveRunOnce` (`onceForKey`) with key `event:<eventId>:<trigger index>`,
  *   so an event whose starting is retried (its starter died) never starts a run twice. A sender's
  *   repeated `id` within 24 h with the same name and data gets the stored answer
  *   (`InboundEvents.receive`, a unique key per sender and id); with other name or data it is a
@@ -37,8 +37,8 @@ import { CelEngine, CelEvaluationError, sharedSlice } from '@switchyard/runner';
 import type { EventProblem, EventRun, InboundEventRecord } from '@switchyard/store';
 import type { AppServices } from './app-services.ts';
 import { MAX_WAITERS_PER_CLAIM, awaitClaim } from './claim-wait.ts';
-import { hashBody, onceForKey } from './idempotency.ts';
-import { createRun, liveSnapshot, type TriggeringIdentity } from './run-service.ts';
+import { hashBody } from './idempotency.ts';
+import { startLiveRunOnce, type TriggeringIdentity } from './run-service.ts';
 import { checkedRunInput } from './workflow-service.ts';
 
 /** Largest `POST /api/v1/events` body, bytes (256 KiB; 413 beyond). */
@@ -150,20 +150,12 @@ async function startEventRuns(services: AppServices, event: InboundEventRecord, 
       }
       try {
         const initialInput = checkedRunInput(workflow, runInput(services, workflow, trigger, variables, event.data));
-        const { run } = await onceForKey(services, workflow.id, `event:${event.id}:${trigger}`, { eventId: event.id, trigger }, (runId) =>
-          createRun(services, {
-            workflow,
-            definitionSnapshot: liveSnapshot(workflow),
-            triggerSource: 'event',
-            initialInput,
-            parentRunId: null,
-            resolvedDependencies: [],
-            reused: [],
-            identity,
-            runId,
-            origin: { eventId: event.id },
-          }),
-        );
+        const run = await startLiveRunOnce(services, workflow, `event:${event.id}:${trigger}`, { eventId: event.id, trigger }, {
+          triggerSource: 'event',
+          initialInput,
+          identity,
+          origin: { eventId: event.id },
+        });
         runs.push({ workflowId: workflow.id, runId: run.id });
       } catch (error) {
         const text = problemText(error);

@@ -27,6 +27,7 @@ import { newId } from '@switchyard/store';
 import type { StoredTraceContext } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
 import type { AppServices } from './app-services.ts';
+import { onceForKey } from './idempotency.ts';
 import { WORKFLOW_DISABLED_MESSAGE, checkedRunInput, requireRun, requireWorkflow } from './workflow-service.ts';
 
 export type { TriggeringIdentity } from '../auth/identity.ts';
@@ -139,6 +140,25 @@ function withoutSelfDecisions(decisions: RequirementRecord[], lineage: readonly 
 /** The live definition of `workflow`, frozen for a new run. */
 export function liveSnapshot(workflow: WorkflowRecord): DefinitionSnapshot {
   return { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes };
+}
+
+/**
+ * Starts a fresh run of `workflow`'s live definition (nothing reused, no parent) at most once per
+ * idempotency `key` (`onceForKey`, body `keyBody`): how the service itself starts runs — a
+ * schedule's tick, an event. `plan` says the rest (trigger source, input, identity, lineage, origin).
+ * Returns the run, new or the one the key started before. Throws what {@link createRun} throws.
+ */
+export async function startLiveRunOnce(
+  services: AppServices,
+  workflow: WorkflowRecord,
+  key: string,
+  keyBody: unknown,
+  plan: Pick<NewRunPlan, 'triggerSource' | 'initialInput' | 'identity' | 'source' | 'origin'>,
+): Promise<RunRecord> {
+  const { run } = await onceForKey(services, workflow.id, key, keyBody, (runId) =>
+    createRun(services, { ...plan, workflow, definitionSnapshot: liveSnapshot(workflow), parentRunId: null, resolvedDependencies: [], reused: [], runId }),
+  );
+  return run;
 }
 
 /**

@@ -5,8 +5,8 @@
  *
  * A tick loads the workflow (deleted or disabled: skipped with the reason), checks the schedule's
  * input against the workflow's declared inputs (`checkedRunInput`), applies the overlap policy
- * to the schedule's unfinished runs (`WorkflowRuns.listUnfinishedBySchedule`), and creates the run
- * through the one run factory (`createRun`) inside the one idempotency mechanism (`onceForKey`,
+ * to the schedule's unfinished runs (`RunReads.listUnfinishedBySchedule`), and creates the run
+ * through the one run factory (`createRun`, by `startLiveRunOnce`) inside the one idempotency mechanism (`onceForKey`,
  * key `schedule:<scheduleId>:<scheduledAt ISO>`), so a tick fired twice makes one run.
  */
 import { InvalidRequestError, MAX_BUFFERED_TICKS, type Actor, type RunRecord, type WorkflowRecord } from '@switchyard/domain';
@@ -14,8 +14,7 @@ import type { OverlapPolicy } from '@switchyard/domain/schedule-spec';
 import type { ScheduleRecord } from '@switchyard/store';
 import { requestDirective, type FireOutcome } from '@switchyard/runner';
 import type { TriggeringIdentity } from '../auth/identity.ts';
-import { createRun } from './run-service.ts';
-import { onceForKey } from './idempotency.ts';
+import { startLiveRunOnce } from './run-service.ts';
 import { checkedRunInput } from './workflow-service.ts';
 import type { AppServices } from './app-services.ts';
 
@@ -152,22 +151,13 @@ async function startScheduledRun(
 ): Promise<RunRecord> {
   const key = `schedule:${schedule.id}:${scheduledAt.toISOString()}`;
   const editors = [...new Set([schedule.createdBy, ...schedule.changedBy].filter((id): id is string => id !== null))];
-  const { run } = await onceForKey(services, workflow.id, key, { scheduleId: schedule.id, scheduledAt: scheduledAt.toISOString() }, (runId) =>
-    createRun(services, {
-      workflow,
-      definitionSnapshot: { name: workflow.name, description: workflow.description, canvas: workflow.canvas, nodes: workflow.nodes },
-      triggerSource: SCHEDULE_TRIGGER_SOURCE,
-      initialInput: input,
-      parentRunId: null,
-      resolvedDependencies: [],
-      reused: [],
-      identity,
-      source: { triggeringUserId: null, triggerLineage: editors },
-      runId,
-      origin: { scheduleId: schedule.id, scheduledAt },
-    }),
-  );
-  return run;
+  return startLiveRunOnce(services, workflow, key, { scheduleId: schedule.id, scheduledAt: scheduledAt.toISOString() }, {
+    triggerSource: SCHEDULE_TRIGGER_SOURCE,
+    initialInput: input,
+    identity,
+    source: { triggeringUserId: null, triggerLineage: editors },
+    origin: { scheduleId: schedule.id, scheduledAt },
+  });
 }
 
 /**
