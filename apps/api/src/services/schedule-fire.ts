@@ -53,11 +53,22 @@ export interface FireOptions {
   tookRun?: boolean;
 }
 
-/** Why a workflow cannot start a scheduled run now; null when it can. */
-function workflowRefusal(workflow: WorkflowRecord | null): string | null {
-  if (!workflow) return 'the workflow no longer exists';
-  if (!workflow.enabled) return 'the workflow is disabled';
-  return null;
+/**
+ * What a tick of `schedule` starts its run with: the workflow and the schedule's input checked
+ * against its declared inputs (defaults applied); or why it cannot start one now (`gone`: the
+ * workflow no longer exists; else it is disabled, or the input does not fit).
+ */
+async function tickStart(services: AppServices, schedule: ScheduleRecord): Promise<{ workflow: WorkflowRecord; input: Record<string, unknown> } | { reason: string; gone: boolean }> {
+  const workflow = await services.repos.definitions.get(schedule.workflowDefinitionId);
+  if (!workflow) return { reason: 'the workflow no longer exists', gone: true };
+  if (!workflow.enabled) return { reason: 'the workflow is disabled', gone: false };
+  try {
+    return { workflow, input: checkedRunInput(workflow, schedule.input) };
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    const problems = error.problems?.length ? `: ${error.problems.slice(0, 5).join('; ')}` : '';
+    return { reason: `the schedule's input does not match the workflow's inputSchema${problems}`, gone: false };
+  }
 }
 
 /**
@@ -68,16 +79,13 @@ export async function fireScheduleTick(services: AppServices, schedule: Schedule
   // Fired before (by a loop that died before recording it): the run exists; the policy must not judge it against itself.
   const existing = await services.repos.runs.findByScheduleTick(schedule.id, scheduledAt);
   if (existing) return { started: true, runId: existing.id, runStatus: existing.status, startedAt: existing.startedAt };
-  const workflow = await services.repos.definitions.get(schedule.workflowDefinitionId);
-  if (!workflow) {
+  const start = await tickStart(services, schedule);
+  if ('reason' in start) {
     // Created while its workflow was being deleted (the delete removed the schedules it saw): it goes too.
-    await services.repos.schedules.delete(schedule.id);
-    return { started: false, reason: 'the workflow no longer exists' };
+    if (start.gone) await services.repos.schedules.delete(schedule.id);
+    return { started: false, reason: start.reason };
   }
-  const refusal = workflowRefusal(workflow);
-  if (refusal !== null) return { started: false, reason: refusal };
-  const input = scheduleInputOrReason(workflow, schedule);
-  if (typeof input === 'string') return { started: false, reason: input };
+  const { workflow, input } = start;
   const policy = options.overlapPolicy ?? schedule.overlapPolicy;
   // Fired again after its loop stopped: a tick already buffered stays buffered (it starts when the run ends).
   if (schedule.bufferedTicks.some((tick) => tick.getTime() === scheduledAt.getTime())) return { started: false, buffered: true };
@@ -121,17 +129,6 @@ export async function fireScheduleTick(services: AppServices, schedule: Schedule
   }
   const run = await startScheduledRun(services, workflow, schedule, scheduledAt, input, options.identity);
   return { started: true, runId: run.id, runStatus: run.status, startedAt: run.startedAt };
-}
-
-/** The schedule's input checked against the workflow's declared inputs (defaults applied), or why it does not fit. */
-function scheduleInputOrReason(workflow: WorkflowRecord, schedule: ScheduleRecord): Record<string, unknown> | string {
-  try {
-    return checkedRunInput(workflow, schedule.input);
-  } catch (error) {
-    if (!(error instanceof InvalidRequestError)) throw error;
-    const problems = error.problems?.length ? `: ${error.problems.slice(0, 5).join('; ')}` : '';
-    return `the schedule's input does not match the workflow's inputSchema${problems}`;
-  }
 }
 
 /**
@@ -183,23 +180,21 @@ export async function startBufferedTicks(services: AppServices, now: Date): Prom
 
 /** Starts the head of `schedule`'s buffer if its runs have all ended (see {@link startBufferedTicks}); 1 when a run started. */
 async function startBufferedTick(services: AppServices, schedule: ScheduleRecord): Promise<number> {
-  const { schedules, runs, definitions } = services.repos;
+  const { schedules, runs } = services.repos;
   const head = schedule.bufferedTicks[0];
   if (!head) return 0;
   try {
     if ((await runs.listUnfinishedBySchedule(schedule.id, 1)).length > 0) return 0;
-    const workflow = await definitions.get(schedule.workflowDefinitionId);
-    const refusal = workflowRefusal(workflow);
-    const input = workflow && refusal === null ? scheduleInputOrReason(workflow, schedule) : (refusal ?? '');
-    if (typeof input === 'string') {
+    const start = await tickStart(services, schedule);
+    if ('reason' in start) {
       if (await schedules.popBuffered(schedule.id, head)) {
         // Only a run the loop's claim took comes back (a trigger's or backfill's took none).
         if (schedule.bufferedTookRun.some((tick) => tick.getTime() === head.getTime())) await schedules.refundRun(schedule.id);
-        await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: input });
+        await schedules.recordRecent(schedule.id, { scheduledAt: head, status: 'skipped', reason: start.reason });
       }
       return 0;
     }
-    const run = await startScheduledRun(services, workflow!, schedule, head, input);
+    const run = await startScheduledRun(services, start.workflow, schedule, head, start.input);
     if (!(await schedules.popBuffered(schedule.id, head))) return 0;
     await schedules.recordRecent(schedule.id, { scheduledAt: head, startedAt: run.startedAt, runId: run.id, status: run.status });
     services.logger?.info({ scheduleId: schedule.id, scheduledAt: head, runId: run.id }, 'buffered scheduled run started');
