@@ -6,21 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
 import { sample } from './support/prometheus.ts';
-import { CANVAS, echoStep, startService, uniqueName, wf, type TestService } from './support/service.ts';
+import { CANVAS, echoStep, uniqueName, wf, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let bridge: BridgeClient;
 let orchestrator: BridgeClient;
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
+// The orchestrator surface on the same API (hooks run in order: the service is up by then).
 beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
   orchestrator = await bridgeInProcess(svc.baseUrl, ['--surface', 'orchestrator']);
 });
 afterAll(async () => {
   await orchestrator?.close();
-  await bridge?.close();
-  await svc?.close();
 });
 
 const INPUT_SCHEMA = {

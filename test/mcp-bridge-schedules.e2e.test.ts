@@ -3,20 +3,14 @@
  * API: list_schedules, create_schedule, pause_schedule, resume_schedule, trigger_schedule — their
  * annotations, results (validated against the listed outputSchema by `call`) and errors.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeInProcess, type BridgeClient } from './support/bridge.ts';
-import { CANVAS, echoStep, startService, uniqueName, type TestService } from './support/service.ts';
+import { describe, expect, it } from 'vitest';
+import type { BridgeClient } from './support/bridge.ts';
+import { useServiceAndBridge } from './support/bridge-hooks.ts';
+import { CANVAS, echoStep, uniqueName, type TestService } from './support/service.ts';
 
 let svc: TestService;
 let bridge: BridgeClient;
-beforeAll(async () => {
-  svc = await startService();
-  bridge = await bridgeInProcess(svc.baseUrl);
-});
-afterAll(async () => {
-  await bridge?.close();
-  await svc?.close();
-});
+useServiceAndBridge((service, client) => ([svc, bridge] = [service, client]));
 
 const UNKNOWN_ID = '0123456789abcdef01234567';
 
